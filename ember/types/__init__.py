@@ -142,6 +142,7 @@ from ember.types.scalars import (
     wrapped_constant,
 )
 from ember.types.strings import (
+    BytesIterator,
     BytesType,
     CharSeq,
     UnicodeCharSeq,

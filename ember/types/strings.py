@@ -48,6 +48,28 @@ class BytesType(Type):
     def _rebuild_args(self) -> tuple:
         return (self.name,)
 
+    @property
+    def iterator_type(self) -> BytesIterator:
+        return BytesIterator(self)
+
+
+class BytesIterator(Type):
+    """`iter(b)`: yields the byte values as ints."""
+
+    def __init__(self, bytes_type: BytesType) -> None:
+        from ember.types.scalars import int64  # (scalars imports this module)
+
+        self.bytes_type = bytes_type
+        self.yield_type = int64
+        super().__init__(f"iter({bytes_type})")
+
+    @property
+    def key(self) -> Any:
+        return self.bytes_type
+
+    def _rebuild_args(self) -> tuple:
+        return (self.bytes_type,)
+
 
 bytes_type = BytesType("bytes")
 

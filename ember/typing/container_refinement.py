@@ -106,8 +106,34 @@ class ContainerRefinement:
         variable `holder` and, backwards through copies, every variable it came from (later
         sweeps carry the type forward). Then retry the statement."""
         if refined is not None and (refined.is_precise or awaiting_values(refined)):
+            self._settle_number_clash(holder, refined)
             self._refine_backwards(holder.name, refined, loc)
         raise Pending
+
+    def _settle_number_clash(self, holder: ir.Var, refined: types.Type) -> None:
+        """A store typed before another one decided the list (`xs = [float(x) for x in a]`
+        with `xs.extend([1, 2])` typed first, before the comprehension's type reached xs): of
+        two number types, the list display holds the wider one (retyped, as
+        `_widen_list_for`), and a narrower store waits (Pending) for the list's type to reach
+        it, its items converted when it is typed again."""
+        if not (isinstance(refined, types.List) and isinstance(refined.dtype, types.Number)):
+            return
+        pending, seen = [holder.name], set()
+        while pending:
+            name = pending.pop()
+            if name in seen:
+                continue
+            seen.add(name)
+            current = self.typemap.get(name)
+            if isinstance(current, types.List) and current.is_precise:
+                if not isinstance(current.dtype, types.Number):
+                    return
+                wider = self.context.unify_pair(current.dtype, refined.dtype)
+                if wider is current.dtype:
+                    raise Pending
+                self._widen_list_for(ir.Var(name, holder.loc), current, refined.dtype)
+                return
+            pending += [v.name for v in self.definitions.get(name, ()) if isinstance(v, ir.Var)]
 
     def _refine_backwards(self, name: str, refined: types.Type, loc: ir.Loc) -> None:
         """`refined` for `name` and the variables it was copied from; a container read out of

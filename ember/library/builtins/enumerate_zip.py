@@ -33,6 +33,7 @@ _ITERATORS = (
     types.ArrayIterator,
     types.ListIterator,
     types.UnicodeIterator,
+    types.BytesIterator,
     types.RangeIteratorType,
     types.EnumerateType,
     types.ZipType,

@@ -68,6 +68,7 @@ _SELF_ITERATING = (
     types.HashTableIterator,
     types.ListIterator,
     types.UnicodeIterator,
+    types.BytesIterator,
 )
 
 

@@ -247,6 +247,7 @@ _ALWAYS_TRUE = (
     types.HashTableIterator,
     types.ListIterator,
     types.UnicodeIterator,
+    types.BytesIterator,
     types.Generator,
 )
 for _always_true in _ALWAYS_TRUE:

@@ -170,7 +170,7 @@ def builtin_sorted(iterable, key=None, reverse=False):
             out.sort()
         return out
 
-    from ember.library.containers.lists import _sortable, _stable_sort
+    from ember.library.containers.list_sorting import _sortable, _stable_sort
 
     item = iterator_of(iterable)
     if item is None or not _sortable(types.unliteral(item.yield_type)):
@@ -242,7 +242,7 @@ def _iterator_extreme(symbol: str):
 
     def select(iterable):
         if isinstance(iterable, types.Array) or _indexable(iterable):
-            return None  # their own, above and in containers/lists.py
+            return None  # their own, above and in containers/list_sorting.py
         iterator = iterator_of(iterable)
         if iterator is None or not _comparable(iterator.yield_type):
             return None

@@ -16,6 +16,7 @@ from ember.lowering import arrays as refs
 from ember.lowering import dicts as table
 from ember.lowering.registry import VarArgs
 from ember.misc.literal import literal_unroll
+from ember.typing.overload import register_jitable
 from ember.typing.signature import signature
 from ember.typing.templates import AttributeTemplate, registry
 
@@ -673,6 +674,36 @@ def _view_set_operation(implementation):
 
 for _operation, _implementation in _VIEW_SET_OPERATIONS.items():
     overload(_operation)(_view_set_operation(_implementation))
+
+
+def _set_likes(a, b) -> bool:
+    """A keys or items view and another one, or a set: compared as sets, as CPython does."""
+    set_like = (_set_like_view(a) or isinstance(a, types.Set)) and (
+        _set_like_view(b) or isinstance(b, types.Set)
+    )
+    return set_like and (_set_like_view(a) or _set_like_view(b))
+
+
+@register_jitable
+def _same_members(a, b):
+    if len(a) != len(b):
+        return False
+    for member in a:
+        if member not in b:
+            return False
+    return True
+
+
+@overload(operator.eq)
+def view_eq(a, b):
+    if _set_likes(a, b):
+        return _same_members
+
+
+@overload(operator.ne)
+def view_ne(a, b):
+    if _set_likes(a, b):
+        return lambda a, b: not _same_members(a, b)
 
 
 @overload(reversed)

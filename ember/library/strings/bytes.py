@@ -13,25 +13,35 @@ import operator
 from llvmlite import ir as llvm
 
 from ember import types
-from ember.decorators import njit
 from ember.errors import UnsupportedError
 from ember.extending import (
     NativeValue,
     box,
     intrinsic,
+    lower_builtin,
     lower_constant,
     overload,
     overload_method,
     register_jitable,
     unbox,
 )
-from ember.library.strings.core import _get, _length, _new, _same_bytes, _set, is_string, string
+from ember.library.strings.core import (
+    _get,
+    _length,
+    _new,
+    _same_bytes,
+    _set,
+    is_string,
+    next_code_point,
+    string,
+)
 from ember.lowering import arrays as refs
-from ember.lowering import cgutils
+from ember.lowering import cgutils, iterators
 from ember.lowering import strings as primitives
-from ember.lowering.models import register_model
+from ember.lowering.models import OpaqueModel, register_model
 from ember.typing.overload import NUMPY_ERRORS, as_type
 from ember.typing.signature import signature
+from ember.typing.templates import registry
 
 BytesType, bytes_type = types.BytesType, types.bytes_type
 
@@ -401,20 +411,29 @@ def bytes_getitem(b, index):
     return None
 
 
-@overload(iter)
-def bytes_iter(b):
-    """The byte values, by a generator: it owns its reference to the bytes (an iterator made
-    here over a temporary list would outlive the list, released when this returns)."""
-    if _is_bytes(b):
-        return lambda b: _codes(b)
+@registry.typer(iter)
+def _type_bytes_iter(args, kws):
+    if len(args) == 1 and not kws and _is_bytes(args[0]):
+        return signature(bytes_type.iterator_type, bytes_type)
     return None
 
 
-@njit
-def _codes(b):
-    text = _as_text(b)
-    for k in range(_length(text)):
-        yield _get(text, k)
+@register_model(types.BytesIterator)
+class BytesIteratorModel(OpaqueModel):
+    """A pointer to {bytes, next index} in the entry block of the function that made it."""
+
+
+@lower_builtin(iter, BytesType)
+def bytes_iter(context, builder, sig, args):
+    return iterators.owning_state(context, builder, bytes_type, args[0])
+
+
+@lower_builtin(next, types.BytesIterator)
+def bytes_iternext(context, builder, sig, args):
+    """The next byte's value (an int) while the index is below the length."""
+    return next_code_point(
+        context, builder, sig, args[0], lambda code: builder.zext(code, refs.i64)
+    )
 
 
 def _bytes_comparison(negate: bool):
@@ -461,13 +480,6 @@ def bytes_contains(b, item):
             return chr(item) in _as_text(b)
 
         return byte_in
-    return None
-
-
-@overload(list)
-def bytes_list(b):
-    if _is_bytes(b):
-        return lambda b: [code for code in b]
     return None
 
 

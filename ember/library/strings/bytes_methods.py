@@ -12,10 +12,20 @@ from ember import types
 from ember.errors import TypingError
 from ember.extending import intrinsic, lower_cast, overload, overload_method, register_jitable
 from ember.library.builtins.enumerate_zip import iterator_of
-from ember.library.containers.lists import empty_list_for
+from ember.library.containers.dicts import class_method
+from ember.library.containers.list_primitives import empty_list_for
 from ember.library.strings.bytes import BytesType, _as_bytes, _as_text, bytes_type
 from ember.library.strings.case import ALPHA, DECIMAL, LOWER, UPPER, _flags
-from ember.library.strings.core import _get, _length, _new, _set, string, substring
+from ember.library.strings.core import (
+    _get,
+    _length,
+    _new,
+    _set,
+    deferred_text,
+    is_string,
+    string,
+    substring,
+)
 from ember.library.strings.methods import _is_int, _is_none
 from ember.lowering import arrays as refs
 from ember.lowering import strings as primitives
@@ -623,6 +633,55 @@ def bytes_hex(b):
             return out
 
         return hex_text
+
+
+def bytes_fromhex(text):
+    """`bytes.fromhex(text)` as compiled code calls it."""
+    return bytes.fromhex(text)
+
+
+@overload(bytes_fromhex)
+def _bytes_fromhex_overload(text):
+    if is_string(text):
+        return _from_hex
+
+
+def _from_hex(text):
+    """Two hex digits a byte; ASCII whitespace between the bytes is skipped (CPython's)."""
+    n = _length(text)
+    out = _new(1, n // 2)
+    count = 0
+    index = 0
+    while index < n:
+        code = _get(text, index)
+        if code == 32 or 9 <= code <= 13:
+            index += 1
+            continue
+        high = _hex_value(code)
+        low = _hex_value(_get(text, index + 1)) if index + 1 < n else -1
+        if high < 0 or low < 0:
+            at = index if high < 0 else index + 1
+            message = "non-hexadecimal number found in fromhex() arg at position {}"
+            raise ValueError(deferred_text(message, at))
+        _set(out, count, high * 16 + low)
+        count += 1
+        index += 2
+    return _as_bytes(substring(out, 0, count))
+
+
+@register_jitable
+def _hex_value(code):
+    """The value of a hex digit's code point, or -1."""
+    if 48 <= code <= 57:
+        return code - 48
+    if 97 <= code <= 102:
+        return code - 87
+    if 65 <= code <= 70:
+        return code - 55
+    return -1
+
+
+class_method(bytes, "fromhex", bytes_fromhex)
 
 
 @register_jitable

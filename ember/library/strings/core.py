@@ -15,7 +15,7 @@ from llvmlite import ir as llvm
 
 from ember import types
 from ember.extending import intrinsic, lower_builtin, lower_cast, overload, register_jitable
-from ember.library.containers.lists import _slice_indices
+from ember.library.containers.list_primitives import _refuse_bad_index, _slice_indices
 from ember.lowering import arrays as refs
 from ember.lowering import iterators
 from ember.lowering import strings as primitives
@@ -357,6 +357,7 @@ def string_len(s):
 def string_getitem(s, index):
     if not is_string(s):
         return None
+    _refuse_bad_index(index, "string indices must be integers")
     if _index(index):
 
         def getitem(s, index):
@@ -401,18 +402,26 @@ def string_iter(context, builder, sig, args):
 
 @lower_builtin(next, types.UnicodeIterator)
 def string_iternext(context, builder, sig, args):
+    return next_code_point(
+        context, builder, sig, args[0], lambda code: char_string(context, builder, code)
+    )
+
+
+def next_code_point(context, builder, sig, state, item_of):
+    """`next` of an iterator over a string's code points (or a bytes value's bytes): the
+    state is {string, next index}; `item_of(code)` makes the item from the code point."""
     state_type = llvm.LiteralStructType([primitives.STRING, refs.i64])
     value = builder.load(
-        builder.gep(args[0], [refs.i32_(0), refs.i32_(0)], source_etype=state_type),
+        builder.gep(state, [refs.i32_(0), refs.i32_(0)], source_etype=state_type),
         typ=primitives.STRING,
     )
-    index_slot = builder.gep(args[0], [refs.i32_(0), refs.i32_(1)], source_etype=state_type)
+    index_slot = builder.gep(state, [refs.i32_(0), refs.i32_(1)], source_etype=state_type)
     index = builder.load(index_slot, typ=refs.i64)
     valid = builder.icmp_signed("<", index, primitives.length(builder, value))
     before = builder.block
     with builder.if_then(valid, likely=True):
         builder.store(builder.add(index, refs.const(1)), index_slot)
-        item = char_string(context, builder, primitives.code_point(builder, value, index))
+        item = item_of(primitives.code_point(builder, value, index))
         filled = builder.block
     return iterators.iternext_pair(context, builder, sig, (item, filled), before, valid)
 
@@ -644,7 +653,8 @@ def string_ord(c):
 
         def impl(c):
             if _length(c) != 1:
-                raise TypeError("ord() expected a character, but string of other length found")
+                message = "ord() expected a character, but string of length {} found"
+                raise TypeError(deferred_text(message, _length(c)))
             return _get(c, 0)
 
         return impl

@@ -8,6 +8,7 @@ CPython does (the sign and nan handled here); a spec CPython refuses raises its 
 
 from __future__ import annotations
 
+import _string
 import ast
 import functools
 import inspect
@@ -40,6 +41,7 @@ from ember.library.strings.core import (
 from ember.library.strings.core import string as string_type
 from ember.lowering import arrays as refs
 from ember.lowering import strings as primitives
+from ember.lowering.optional import python_type_name
 from ember.typing.overload import Implementation
 from ember.typing.signature import Signature, signature
 from ember.typing.templates import registry
@@ -648,6 +650,31 @@ def _type_format(args, kws):
     return signature(impl.type_call(arg_types).return_type, *args)
 
 
+# values formatted by object.__format__: an empty spec gives their str()
+_STR_FORMATTED = (types.List, types.BaseTuple, types.DictType, types.Set, types.NoneType)
+
+
+@overload(format)
+def format_of_other_values(value, spec=""):
+    """`format(x)` / `'{}'.format(x)` of a value with no format mini-language (a list, a tuple,
+    a dict, None...): its `str()`, as `object.__format__` gives; a spec is CPython's TypeError."""
+    if not isinstance(types.unliteral(value), _STR_FORMATTED):
+        return None
+    empty = isinstance(spec, str) or (
+        isinstance(spec, types.StringLiteral) and spec.literal_value == ""
+    )
+    if empty:
+        return lambda value, spec="": str(value)
+    if isinstance(spec, types.StringLiteral):
+        message = f"unsupported format string passed to {python_type_name(value)}.__format__"
+
+        def refused(value, spec=""):
+            raise TypeError(message)
+
+        return refused
+    return None
+
+
 @lower_builtin(format, types.Any)
 @lower_builtin(format, types.Any, types.Any)
 def _lower_format(context, builder, sig, args):
@@ -705,8 +732,18 @@ class _Fields:
         self.automatic, self.manual = 0, False
 
     def parameter(self, field: str) -> str:
-        if "." in field or "[" in field:
-            raise UnsupportedError(f"str.format field '{field}' with attributes or indexing")
+        """The source of the field's value: its parameter, then any `.attr` / `[key]` (a key of
+        digits is an int, any other a str, as CPython reads them)."""
+        try:
+            head, parts = _string.formatter_field_name_split(field)
+            accessors = "".join(
+                f".{key}" if is_attribute else f"[{key!r}]" for is_attribute, key in parts
+            )
+        except ValueError as error:  # "Empty attribute in format string" and the like
+            raise _Refused(ValueError, str(error)) from None
+        return self._argument(str(head)) + accessors
+
+    def _argument(self, field: str) -> str:
         if (field == "" and self.manual) or (field.isdigit() and self.automatic):
             raise _Refused(ValueError, _SWITCHED_NUMBERING[self.manual])
         if field == "":

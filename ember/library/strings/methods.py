@@ -12,7 +12,7 @@ from llvmlite import ir as llvm
 from ember import types
 from ember.errors import TypingError
 from ember.extending import intrinsic, overload, overload_method, register_jitable
-from ember.library.containers.lists import empty_list_for
+from ember.library.containers.list_primitives import empty_list_for
 from ember.library.strings.core import (
     _canonical,
     _copy,

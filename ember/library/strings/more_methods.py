@@ -1,14 +1,15 @@
 """More `str` methods in compiled code: rsplit, splitlines, partition/rpartition,
-removeprefix/removesuffix, istitle, translate (with a dict), isprintable, isidentifier,
-expandtabs; and a clear UnsupportedError, naming the method, for the `str` methods ember does
-not compile."""
+removeprefix/removesuffix, istitle, translate (with a dict), str.maketrans, isprintable,
+isidentifier, expandtabs; and a clear UnsupportedError, naming the method, for the `str`
+methods ember does not compile."""
 
 from __future__ import annotations
 
 from ember import types
 from ember.errors import UnsupportedError
-from ember.extending import overload, overload_method, register_jitable
-from ember.library.containers.lists import empty_list_for
+from ember.extending import intrinsic, overload, overload_method, register_jitable
+from ember.library.containers.dicts import class_method
+from ember.library.containers.list_primitives import empty_list_for
 from ember.library.strings.case import LOWER, TITLE, UPPER, _flags
 from ember.library.strings.core import _get, _length, find_from, is_string, rfind_from, substring
 from ember.library.strings.methods import (
@@ -25,6 +26,10 @@ from ember.library.strings.unicode import (
     PRINTABLE,
     unicode_property,
 )
+from ember.lowering import arrays as refs
+from ember.typed import Dict
+from ember.typing.conversions import unify_pair
+from ember.typing.signature import signature
 
 # str.splitlines' line boundaries besides \n and \r
 _LINE_BREAKS = (0x0B, 0x0C, 0x1C, 0x1D, 0x1E, 0x85, 0x2028, 0x2029)
@@ -262,6 +267,111 @@ def string_translate(s, table):
     return translate
 
 
+def string_maketrans(x, y=None, z=None):
+    """`str.maketrans(...)` as compiled code calls it."""
+    return str.maketrans(x, *[a for a in (y, z) if a is not None])
+
+
+@overload(string_maketrans)
+def _maketrans_overload(x, y=None, z=None):
+    if is_string(x) and is_string(y) and (_is_none(z) or is_string(z)):
+        return _maketrans_with_deletions if is_string(z) else _maketrans_of_pairs
+    if isinstance(x, types.DictType) and _is_none(y) and _is_none(z):
+        if isinstance(x.key_type, types.Integer) and _translation_value(x.value_type):
+            return lambda x, y=None, z=None: {key: value for key, value in x.items()}
+        if is_string(x.key_type) and _translation_value(x.value_type):
+            return _maketrans_of_characters
+    if isinstance(x, types.LiteralStrKeyDict) and _is_none(y) and _is_none(z):
+        found = _maketrans_of_literal_dict(x)
+        if found is not None:
+            return found
+    raise UnsupportedError(
+        "str.maketrans() in compiled code takes two strings of equal length (and a third of "
+        "characters to delete), or a dict of characters or code points to strings, code "
+        f"points or None; not ({x}, {y}, {z})"
+    )
+
+
+_LONG_KEY = "string keys in translate table must be of length 1"
+
+
+def _maketrans_of_pairs(x, y=None, z=None):
+    if _length(x) != _length(y):
+        raise ValueError("the first two maketrans arguments must have equal length")
+    table = {}
+    for index in range(_length(x)):
+        table[_get(x, index)] = _get(y, index)
+    return table
+
+
+_CODE_OR_NONE = types.Optional(types.int64)
+
+
+def _maketrans_with_deletions(x, y=None, z=None):
+    if _length(x) != _length(y):
+        raise ValueError("the first two maketrans arguments must have equal length")
+    table = Dict.empty(types.int64, _CODE_OR_NONE)
+    for index in range(_length(x)):
+        table[_get(x, index)] = _get(y, index)
+    for index in range(_length(z)):
+        table[_get(z, index)] = None
+    return table
+
+
+def _maketrans_of_characters(x, y=None, z=None):
+    table = {}
+    for key, value in x.items():
+        if _length(key) != 1:
+            raise ValueError(_LONG_KEY)
+        table[_get(key, 0)] = value
+    return table
+
+
+def _maketrans_of_literal_dict(x: types.LiteralStrKeyDict):
+    """`str.maketrans({"a": "xy", "b": None})`: a display whose values differ in type (strings
+    and None, or code points and None), unrolled over its constant keys into one dict."""
+    value_type = None
+    for member in x.types:
+        plain = types.unliteral(member)
+        value_type = plain if value_type is None else unify_pair(value_type, plain)
+    if value_type is None or not _translation_value(value_type):
+        return None
+    lines = ["def maketrans(x, y=None, z=None):", "    table = Dict.empty(types.int64, VALUE)"]
+    for key in x.fields:
+        if len(key) != 1:
+            lines.append(
+                '    raise ValueError("string keys in translate table must be of length 1")'
+            )
+            break
+        lines.append(f"    table[{ord(key)}] = x[{key!r}]")
+    lines.append("    return table")
+    namespace = {"Dict": Dict, "types": types, "VALUE": value_type}
+    exec("\n".join(lines), namespace)  # noqa: S102 - generated from the display's keys
+    return namespace["maketrans"]
+
+
+class_method(str, "maketrans", string_maketrans)
+
+
+@overload_method(types.UnicodeType, "maketrans")
+def _maketrans_method(s, x, y=None, z=None):
+    if is_string(s):
+        return lambda s, x, y=None, z=None: string_maketrans(x, y, z)
+
+
+@intrinsic
+def _present(typingctx, value):
+    """The value of an Optional known not to be None."""
+    if isinstance(value, types.Optional):
+
+        def codegen(context, builder, sig, args):
+            inner = context.cast(builder, args[0], sig.args[0], sig.return_type)
+            refs.incref(builder, sig.return_type, inner)  # the caller's own reference
+            return inner
+
+        return signature(value.type, value), codegen
+
+
 def _as_text(value):
     """A translate table's string value, or the character of its code point."""
 
@@ -269,12 +379,21 @@ def _as_text(value):
 @overload(_as_text)
 def _as_text_overload(value):
     if isinstance(value, types.Integer):
-        return _code_point_text
+        return lambda value: _code_point_text(value)
     if isinstance(value, types.NoneType):
         return lambda value: ""
+    if isinstance(value, types.Optional):
+
+        def text_or_nothing(value):
+            if value is None:
+                return ""
+            return _as_text(_present(value))
+
+        return text_or_nothing
     return lambda value: value
 
 
+@register_jitable
 def _code_point_text(value):
     if value < 0 or value > 0x10FFFF:
         raise ValueError("character mapping must be in range(0x110000)")
@@ -361,10 +480,7 @@ def string_expandtabs(s, tabsize=8):
     return expandtabs
 
 
-_NOT_COMPILED = (
-    "format_map",
-    "maketrans",
-)
+_NOT_COMPILED = ("format_map",)
 
 
 def _refuse(name: str):

@@ -1,7 +1,8 @@
 """`fmt % args` (printf-style formatting) of a constant `str` in compiled code: %s %r %a %c,
 %d %i %u %o %x %X, %e %E %f %F %g %G and %%, with flags (-, +, space, #, 0), width, precision
-and `%(key)s` keys of a dict; CPython's text and its TypeError/ValueError for a wrong argument
-count or type. The format is parsed when compiling; each format compiles its own function."""
+(either may be a '*' argument) and `%(key)s` keys of a dict; CPython's text and its
+TypeError/ValueError for a wrong argument count or type. The format is parsed when compiling;
+each format compiles its own function."""
 
 from __future__ import annotations
 
@@ -10,7 +11,6 @@ import operator
 import re
 
 from ember import types
-from ember.errors import UnsupportedError
 from ember.extending import lower_builtin, register_jitable
 from ember.library.strings.convert import integer_text
 from ember.library.strings.core import _copy, _kind, _length, _new, is_string, substring
@@ -53,6 +53,18 @@ def _pct_text(text, left, width, precision):
     if missing <= 0:
         return text
     return text + " " * missing if left else " " * missing + text
+
+
+@register_jitable
+def _pct_float_spec(left, zero, sign, width, precision, code):
+    """The format() spec of a float directive whose width or precision was a '*' argument."""
+    spec = "<" if left else ""
+    spec += sign
+    if zero and not left:
+        spec += "0"
+    if width:
+        spec += str(width)
+    return spec + "." + str(6 if precision < 0 else precision) + code
 
 
 @register_jitable
@@ -101,12 +113,21 @@ def _is_integral(typ: types.Type) -> bool:
     return isinstance(types.unliteral(typ), (types.Integer, types.Boolean))
 
 
-def _directive_source(match: re.Match, value: str, typ: types.Type) -> str:
-    """The expression writing one directive of `value` (source text) of type `typ`."""
+def _directive_source(match: re.Match, value: str, typ: types.Type, starred: dict[str, str]) -> str:
+    """The expression writing one directive of `value` (source text) of type `typ`; a '*'
+    width or precision is the source text `starred` holds for it: a negative width
+    left-justifies, a negative precision is 0 (CPython's rules)."""
     flags, code = match["flags"], match["type"]
     left, zero = "-" in flags, "0" in flags
-    width = int(match["width"] or 0)
-    precision = -1 if match["precision"] is None else int(match["precision"] or 0)
+    width = int(match["width"] or 0) if match["width"] != "*" else starred["width"]
+    precision = -1 if match["precision"] is None else match["precision"] or 0
+    if precision == "*":
+        precision = f"max({starred['precision']}, 0)"
+    elif not isinstance(precision, int):
+        precision = int(precision)
+    if match["width"] == "*":
+        left = f"({left} or {width} < 0)"
+        width = f"abs({width})"
     if not code:
         raise _Refused(ValueError, "incomplete format")
     if code in _INT_BASES:
@@ -117,7 +138,7 @@ def _directive_source(match: re.Match, value: str, typ: types.Type) -> str:
         number = value if _is_integral(typ) else f"int({value})"
         sign = ord("+") if "+" in flags else (ord(" ") if " " in flags else 0)
         prefix = ord(code) if "#" in flags and code in "oxX" else 0
-        if not flags and width == 0 and precision < 0 and code in "diu":
+        if not flags and width == 0 and precision == -1 and code in "diu":
             return f"integer_text({number}, 10, False, True)"
         base = _INT_BASES[code]
         return (
@@ -128,7 +149,13 @@ def _directive_source(match: re.Match, value: str, typ: types.Type) -> str:
         if not _is_real(typ):
             raise _Refused(TypeError, f"must be real number, not {python_type_name(typ)}")
         sign = "+" if "+" in flags else (" " if " " in flags else "")
-        spec = ("<" if left else "") + sign + ("#" if "#" in flags else "")
+        sign += "#" if "#" in flags else ""
+        if starred:  # the spec is written when the numbers are known
+            return (
+                f"format(float({value}), _pct_float_spec({left}, {zero}, {sign!r}, {width}, "
+                f"{precision}, {code!r}))"
+            )
+        spec = ("<" if left else "") + sign
         spec += ("0" if zero and not left else "") + (str(width) if width else "")
         spec += f".{6 if precision < 0 else precision}{code}"
         return f"format(float({value}), {spec!r})"
@@ -146,7 +173,7 @@ def _directive_source(match: re.Match, value: str, typ: types.Type) -> str:
         raise _Refused(
             ValueError, f"unsupported format character {code!r} ({ord(code):#x}) at index {index}"
         )
-    if width == 0 and precision < 0:
+    if width == 0 and precision == -1:
         return text
     return f"_pct_text({text}, {left}, {width}, {precision})"
 
@@ -172,11 +199,17 @@ def _plan(fmt: str, args: types.Type) -> str:
             if match["type"] == "%" and not (match["key"] or match["width"] or match["flags"]):
                 pieces.append("'%'")
                 continue
-            if "*" in (match["width"], match["precision"]):
-                raise UnsupportedError(
-                    "'*' widths and precisions of % formatting are not supported in compiled "
-                    "code; write the number into the format"
-                )
+            starred = {}
+            for part in ("width", "precision"):
+                if match[part] == "*":
+                    if by_key:
+                        raise _Refused(TypeError, "* wants int")
+                    if used >= len(values):
+                        raise _Refused(TypeError, "not enough arguments for format string")
+                    if not _is_integral(value_types[used]):
+                        raise _Refused(TypeError, "* wants int")
+                    starred[part] = values[used]
+                    used += 1
             if match["key"] is not None:
                 if not by_key:
                     raise _Refused(TypeError, "format requires a mapping")
@@ -186,7 +219,7 @@ def _plan(fmt: str, args: types.Type) -> str:
                     raise _Refused(TypeError, "not enough arguments for format string")
                 value, typ = values[used], value_types[used]
                 used += 1
-            pieces.append(_directive_source(match, value, typ))
+            pieces.append(_directive_source(match, value, typ, starred))
         if used < len(values) and not by_key:
             raise _Refused(TypeError, "not all arguments converted during string formatting")
     except _Refused as refused:
@@ -204,6 +237,7 @@ def _compiled_plan(fmt: str, args: types.Type) -> Implementation:
     namespace = {
         "_pct_int": _pct_int,
         "_pct_text": _pct_text,
+        "_pct_float_spec": _pct_float_spec,
         "_pct_char_of_int": _pct_char_of_int,
         "_pct_char_of_text": _pct_char_of_text,
         "_concat": _concat,

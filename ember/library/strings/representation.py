@@ -11,7 +11,7 @@ import math
 from ember import types
 from ember.errors import TypingError
 from ember.extending import overload, register_jitable
-from ember.library.containers.lists import empty_list_for
+from ember.library.containers.list_primitives import empty_list_for
 from ember.library.strings.convert import _float_repr
 from ember.library.strings.core import _get, _length, _new, _set, is_string, substring
 from ember.library.strings.unicode import FLAGS, PRINTABLE, unicode_property
