@@ -76,3 +76,30 @@ def test_python_call_does_not_make_machine_code_for_overloads_only_jitted_caller
     assert all(_machine_code_made(_algorithm).values())
     linked = [spec for link in _algorithm._entry_chain.links for spec in link.specializations]
     assert len(linked) == 8  # four objectives, contiguous and reversed grids
+
+
+def _scaled_sum(x, scale):
+    total = x.dtype.type(0)
+    for value in x:
+        total += value * scale
+    return total
+
+
+def test_eager_signatures_make_machine_code_only_for_the_one_called():
+    # numba-stats' style: explicit float32 and float64 signatures over read-only arrays of any
+    # layout; the C-contiguous float64 array passed converts to the float64 one.
+    signatures = [
+        ember.float32(ember.types.Array(ember.float32, 1, "A", readonly=True), ember.float32),
+        ember.float64(ember.types.Array(ember.float64, 1, "A", readonly=True), ember.float64),
+    ]
+    jitted = ember.njit(signatures)(_scaled_sum)
+    values = np.array([0.5, -1.25, 3.0, np.inf, -np.inf, 2.0**60, -(2.0**60)])
+    for stop in range(len(values) + 1):
+        for scale in (1.0, -0.5, 0.0):
+            with np.errstate(invalid="ignore"):  # inf * 0 and inf - inf in the oracle
+                expected = _scaled_sum(values[:stop], scale)
+            got = jitted(values[:stop], scale)
+            assert got == expected or (np.isnan(got) and np.isnan(expected))
+    assert jitted._entries  # the native entry was built at the first call
+    made = {args[0].dtype.name: r.library.has_machine_code for args, r in jitted.overloads.items()}
+    assert made == {"float32": False, "float64": True}

@@ -686,7 +686,7 @@ class Dispatcher:
                 raise error.with_traceback(None) from None
         self._slow_calls += 1
         if self._entry_stale and self._slow_calls > config.CALLS_BEFORE_ENTRY:
-            if self._install_fast_entry(arg_types):  # called often enough: worth the entry
+            if self._install_fast_entry(result):  # called often enough: worth the entry
                 return self._entries[-1].builtin(*self._spread(values))  # this call too
         invoker = self._invokers.get(result.signature.args)
         if invoker is None:
@@ -700,10 +700,10 @@ class Dispatcher:
             self._invokers[result.signature.args] = invoker
         return invoker(*values)
 
-    def _install_fast_entry(self, calling: tuple | None = None) -> bool:
+    def _install_fast_entry(self, calling: CompileResult | None = None) -> bool:
         """Link the specializations compiled since the last link into the native entry (with
-        `calling`, the others only once they have machine code); False when there was nothing
-        it can take."""
+        `calling`, the overload this call runs, the others only once they have machine code);
+        False when there was nothing it can take."""
         from ember.dispatcher.call_slots import install_entry
         from ember.dispatcher.fast_entry import EntryChain
 

@@ -314,10 +314,10 @@ class EntryChain:
     def _defaults(self) -> tuple | None:
         return _positional_defaults(self.dispatcher.py_func)
 
-    def extend(self, calling: tuple | None = None) -> FastEntry | None:
+    def extend(self, calling: Any = None) -> FastEntry | None:
         """Add a link for the overloads compiled since the last one; the new top entry, or
-        None when there is nothing new the native entry can take. With `calling` (the argument
-        types of the call from Python being made), overloads other than that one join only
+        None when there is nothing new the native entry can take. With `calling` (the overload
+        the call from Python being made runs), overloads other than that one join only
         once they have machine code: those compiled for jitted callers alone (one per
         function argument, say) would each pay LLVM's whole pipeline here, for nothing."""
         defaults = self._defaults
@@ -343,7 +343,7 @@ class EntryChain:
         entry = self._build_link(specializations, results, below, defaults)
         self.links.append(_Link(specializations, results, entry))
 
-    def _new_specializations(self, calling: tuple | None) -> tuple[list, list]:
+    def _new_specializations(self, calling: Any) -> tuple[list, list]:
         """The overloads not in a link yet that the native entry can take, but not those whose
         argument kinds an existing link matches already (that one keeps them, as before)."""
         taken = [spec[0] for link in self.links for spec in link.specializations]
@@ -352,7 +352,7 @@ class EntryChain:
         for arg_types, result in list(self.dispatcher.overloads.items()):
             if arg_types in self.seen:
                 continue
-            if calling is not None and arg_types != calling and not _has_machine_code(result):
+            if calling not in (None, result) and not _has_machine_code(result):
                 continue  # not seen: a later link takes it once it is called from Python
             self.seen.add(arg_types)
             passed = _spread_star_args(arg_types) if star else arg_types
