@@ -26,6 +26,7 @@ class LoadedLibrary:
     """Machine code loaded from a cache entry: found by symbol, no LLVM module behind it."""
 
     from_cache = True
+    has_machine_code = True
 
     def __init__(self, name: str) -> None:
         self.name = name

@@ -139,6 +139,11 @@ class CodeLibrary:
             for block in function.blocks
         )
 
+    @property
+    def has_machine_code(self) -> bool:
+        """Whether the native code exists already (asking for an address costs no LLVM work)."""
+        return self.finalized and self._pending_module is None
+
     def _ensure_machine_code(self) -> None:
         """Generate machine code on first need: code that is only ever inlined into callers
         (library overloads, helpers) never pays for it."""

@@ -686,19 +686,24 @@ class Dispatcher:
                 raise error.with_traceback(None) from None
         self._slow_calls += 1
         if self._entry_stale and self._slow_calls > config.CALLS_BEFORE_ENTRY:
-            if self._install_fast_entry():  # called often enough: worth generating the entry
+            if self._install_fast_entry(result):  # called often enough: worth the entry
                 return self._entries[-1].builtin(*self._spread(values))  # this call too
         invoker = self._invokers.get(result.signature.args)
         if invoker is None:
             from ember.dispatcher.pycall import make_invoker
 
+            # An overload compiled for jitted callers alone, left out of the entry until it
+            # had machine code, which the invoker makes: the next call links it in.
+            self._entry_stale = True
+
             invoker = make_invoker(result.signature, result.address, self.options.nogil)
             self._invokers[result.signature.args] = invoker
         return invoker(*values)
 
-    def _install_fast_entry(self) -> bool:
-        """Link the specializations compiled since the last link into the native entry; False
-        when there was nothing it can take."""
+    def _install_fast_entry(self, calling: CompileResult | None = None) -> bool:
+        """Link the specializations compiled since the last link into the native entry (with
+        `calling`, the overload this call runs, the others only once they have machine code);
+        False when there was nothing it can take."""
         from ember.dispatcher.call_slots import install_entry
         from ember.dispatcher.fast_entry import EntryChain
 
@@ -706,7 +711,7 @@ class Dispatcher:
             self._entry_stale = False
             if self._entry_chain is None:
                 self._entry_chain = EntryChain(self)
-            entry = self._entry_chain.extend()
+            entry = self._entry_chain.extend(calling)
             if entry is None:
                 return False
             self._entries.append(entry)

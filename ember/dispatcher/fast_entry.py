@@ -200,6 +200,10 @@ def _spread_star_args(arg_types: tuple) -> tuple | None:
     return (*arg_types[:-1], *star.types)
 
 
+def _has_machine_code(result: Any) -> bool:
+    return getattr(result.library, "has_machine_code", True)
+
+
 def _specialization(arg_types: tuple, result: Any) -> tuple | None:
     """`(arg_kinds, ret_kind, address)` of one compiled specialization, or None when the
     native entry cannot take its arguments or box its result."""
@@ -312,13 +316,16 @@ class EntryChain:
     def _defaults(self) -> tuple | None:
         return _positional_defaults(self.dispatcher.py_func)
 
-    def extend(self) -> FastEntry | None:
+    def extend(self, calling: Any = None) -> FastEntry | None:
         """Add a link for the overloads compiled since the last one; the new top entry, or
-        None when there is nothing new the native entry can take."""
+        None when there is nothing new the native entry can take. With `calling` (the overload
+        the call from Python being made runs), overloads other than that one join only
+        once they have machine code: those compiled for jitted callers alone (one per
+        function argument, say) would each pay LLVM's whole pipeline here, for nothing."""
         defaults = self._defaults
         if defaults is None:
             return None
-        specializations, results = self._new_specializations()
+        specializations, results = self._new_specializations(calling)
         if not specializations:
             return None
         self._push(specializations, results, defaults)
@@ -338,7 +345,7 @@ class EntryChain:
         entry = self._build_link(specializations, results, below, defaults)
         self.links.append(_Link(specializations, results, entry))
 
-    def _new_specializations(self) -> tuple[list, list]:
+    def _new_specializations(self, calling: Any) -> tuple[list, list]:
         """The overloads not in a link yet that the native entry can take, but not those whose
         argument kinds an existing link matches already (that one keeps them, as before)."""
         taken = [spec[0] for link in self.links for spec in link.specializations]
@@ -347,6 +354,8 @@ class EntryChain:
         for arg_types, result in list(self.dispatcher.overloads.items()):
             if arg_types in self.seen:
                 continue
+            if calling not in (None, result) and not _has_machine_code(result):
+                continue  # not seen: a later link takes it once it is called from Python
             self.seen.add(arg_types)
             passed = _spread_star_args(arg_types) if star else arg_types
             found = None if passed is None else _specialization(passed, result)
