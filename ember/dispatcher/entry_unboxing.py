@@ -27,6 +27,7 @@ from ember.dispatcher.object_layout import (
     ArrayKind,
     ConstantKind,
     EnumKind,
+    ExactScalarKind,
     InstanceKind,
     Kind,
     NamedTupleKind,
@@ -47,6 +48,10 @@ class ArgumentUnboxing(EntryBuilder):
     def emit_match(self, obj: ir.Value, kind: Kind, fail: ir.Block) -> None:
         """Emit exact-type checks of ``obj`` against ``kind``; branch to ``fail`` on mismatch."""
         b = self.builder
+        if isinstance(kind, ExactScalarKind):
+            same = b.icmp_unsigned("==", self.ob_type(obj), _object_constant(kind.python_class()))
+            self.continue_if(same, fail, f"{kind.name}_exact")
+            return
         if isinstance(kind, ArrayKind):
             self.emit_match_array(obj, kind, fail)
             return
@@ -118,6 +123,10 @@ class ArgumentUnboxing(EntryBuilder):
 
     def emit_unbox(self, obj: ir.Value, kind: Kind, fail: ir.Block) -> list[ir.Value]:
         """Unbox an already-matched ``obj`` into flattened native values (``fail`` on overflow)."""
+        if isinstance(kind, ExactScalarKind):  # its class matched already: one way to unbox
+            if kind.numpy:
+                return self.load_scalar(kind.name, self.field_ptr(obj, _NUMPY_SCALAR_VALUE_OFFSET))
+            return self.emit_unbox_python(obj, kind.name, fail)
         if isinstance(kind, ConstantKind):
             return []
         if isinstance(kind, EnumKind):
