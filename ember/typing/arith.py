@@ -96,6 +96,20 @@ def mixes_uint64(a: types.Type, b: types.Type) -> bool:
     return any(isinstance(t, types.Integer) and not t.signed and t.bitwidth == 64 for t in (a, b))
 
 
+def _unsigned_constants(args: tuple) -> tuple:
+    """A constant int that is not negative beside a uint64 is a uint64 (NumPy's rule for a
+    Python int, NEP 50): `np.uint64(2**64 - 2) + 1` is 2**64 - 1, where Numba's int64 gives
+    -1. A negative one (and any variable int) keeps Numba's int64 arithmetic."""
+    if len(args) != 2 or not any(types.unliteral(a) is types.uint64 for a in args):
+        return args
+    return tuple(
+        types.uint64
+        if isinstance(a, types.IntegerLiteral) and a.literal_value >= 0
+        else a
+        for a in args
+    )
+
+
 def _operator(fn):
     def decorate(rule):
         registry.typer(fn)(_keeping_numpy_scalars(rule))
@@ -109,7 +123,7 @@ def _keeping_numpy_scalars(rule):
     strong beside an array in NumPy's promotion); the operands compute as plain numbers."""
 
     def typer(args, kws):
-        sig = rule(args, kws)
+        sig = rule(_unsigned_constants(args), kws)
         if sig is None or not any(map(types.is_numpy_scalar, args)):
             return sig
         return signature(types.numpy_scalar(sig.return_type), *sig.args)
