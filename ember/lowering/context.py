@@ -176,7 +176,7 @@ class CPUContext(NumbaContextMixin):
         if from_type is to_type:
             return value
         if types.is_numpy_scalar(from_type) or types.is_numpy_scalar(to_type):
-            from_type, to_type = _plain_number(from_type), _plain_number(to_type)
+            from_type, to_type = types.plain_number(from_type), types.plain_number(to_type)
             if from_type is to_type:  # np.int64 and int64 hold the same value
                 return value
         impl = self.registry.find_cast(from_type, to_type)
@@ -309,7 +309,3 @@ def _load_implementations() -> None:
     import ember.lowering.casts  # noqa: F401
     import ember.lowering.numbers  # noqa: F401
 
-
-def _plain_number(typ: types.Type) -> types.Type:
-    """A NumPy scalar's plain number type (other types, literals too, unchanged)."""
-    return typ.plain if types.is_numpy_scalar(typ) else typ

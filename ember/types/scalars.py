@@ -305,6 +305,12 @@ def numpy_scalar(typ: Type) -> Type:
     return _NUMPY_OF.get(typ, typ)
 
 
+def plain_number(typ: Type) -> Type:
+    """A NumPy scalar's plain number type (other types, literals too, unchanged): what a
+    container holds (a list of np.int64 items is a list of int64, as one of Python ints)."""
+    return typ.plain if isinstance(typ, NumPyScalar) else typ
+
+
 def is_numpy_scalar(typ: Type) -> bool:
     """Whether a value of type `typ` is known to be a NumPy scalar of 64 bits."""
     return isinstance(typ, NumPyScalar)
