@@ -39,6 +39,7 @@ class ExactScalarKind:
             return numpy_scalar_type(self.name)
         return {"int64": int, "float64": float, "complex128": complex}.get(self.name)
 
+
 Specialization: TypeAlias = tuple[Sequence[Kind], Kind, str | int]
 """``(arg_kinds, ret_kind, target)``; target is a symbol name or a function address."""
 

@@ -308,4 +308,3 @@ def _load_implementations() -> None:
     library.load_core()
     import ember.lowering.casts  # noqa: F401
     import ember.lowering.numbers  # noqa: F401
-

@@ -103,9 +103,7 @@ def _unsigned_constants(args: tuple) -> tuple:
     if len(args) != 2 or not any(types.unliteral(a) is types.uint64 for a in args):
         return args
     return tuple(
-        types.uint64
-        if isinstance(a, types.IntegerLiteral) and a.literal_value >= 0
-        else a
+        types.uint64 if isinstance(a, types.IntegerLiteral) and a.literal_value >= 0 else a
         for a in args
     )
 
