@@ -24,6 +24,7 @@ from ember import library_domains as library
 from ember.codegen.symbols import ascii_symbol
 from ember.errors import EmberError, ForceLiteralArg, TypingError
 from ember.frontend.interpreter import UndefinedName
+from ember.ir import nodes as ir
 from ember.ir.printer import banner, dump_function
 from ember.lowering.context import TargetOptions
 from ember.misc import events
@@ -411,26 +412,8 @@ def infer_types(state: CompileState) -> None:
         return inferer
 
     relied_on: dict = {}  # subject types a pruning decided isinstance()/match cases by
-    first_error = None
-    for attempt in range(_TYPING_ATTEMPTS):
-        try:
-            inferer = run_inference()
-            break
-        except TypingError as error:
-            # a plain loop over a tuple of mixed types the function computes (`a.shape +
-            # (1.5,)`), or a branch typing can decide, is found by typing: unrolled or
-            # pruned, the function types again
-            if attempt == _TYPING_ATTEMPTS - 1:
-                raise
-            first_error = first_error or error
-            pruned = {}
-            if not (
-                _unroll_literal_loops(state, everywhere=True)
-                or (pruned := _prune_by_inferred_types(state, _tolerant_typemap(state)))
-                or _pass_mixed_tuples_to_generator_expressions(state)
-            ):
-                raise
-            relied_on.update(pruned)
+    with _noting_sent_values(state.func_ir if generator else None):
+        inferer, first_error = _infer_with_retries(state, run_inference, relied_on)
     # branches typing decides that typed anyway still count for the types (`y // 2` of a
     # float in an `isinstance(y, int)` branch would make the result float): pruned too
     pruned = _prune_by_inferred_types(state, lambda _: state.typing.typemap)
@@ -452,6 +435,60 @@ def infer_types(state: CompileState) -> None:
 
 
 _TYPING_ATTEMPTS = 4  # typing, then a retry after each rewrite a failed typing asked for
+
+
+def _infer_with_retries(state: CompileState, run_inference, relied_on: dict) -> tuple:
+    """(inferer, the first typing error or None): a plain loop over a tuple of mixed types the
+    function computes (`a.shape + (1.5,)`), or a branch typing can decide, is found by a
+    failed typing: unrolled or pruned (the subject types it relied on go to `relied_on`),
+    the function types again."""
+    first_error = None
+    for attempt in range(_TYPING_ATTEMPTS):
+        try:
+            return run_inference(), first_error
+        except TypingError as error:
+            if attempt == _TYPING_ATTEMPTS - 1:
+                raise
+            first_error = first_error or error
+            pruned = {}
+            if not (
+                _unroll_literal_loops(state, everywhere=True)
+                or (pruned := _prune_by_inferred_types(state, _tolerant_typemap(state)))
+                or _pass_mixed_tuples_to_generator_expressions(state)
+            ):
+                raise
+            relied_on.update(pruned)
+    raise AssertionError("unreachable")
+
+
+@contextlib.contextmanager
+def _noting_sent_values(func_ir):
+    """A generator whose `yield` expressions' values are used and whose typing fails: the
+    error says that value is always None (nothing can be sent into a compiled generator)."""
+    try:
+        yield
+    except TypingError as error:
+        if func_ir is not None and _reads_yield_values(func_ir):
+            error.msg += (
+                "\n(the value of a `yield` expression is always None in compiled code: "
+                "generator.send() is not supported; pass the values as arguments instead)"
+            )
+            error.args = (error._render(),)
+        raise
+
+
+def _reads_yield_values(func_ir) -> bool:
+    results = {
+        stmt.target.name
+        for _, stmt in func_ir.statements()
+        if isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.Yield)
+    }
+    return any(
+        var.name in results
+        for _, stmt in func_ir.statements()
+        if not isinstance(stmt, ir.Del)
+        for var in stmt.sources()
+    )
 
 
 def _check_pruning_types(relied_on: dict, typemap: dict, error: Exception | None) -> None:

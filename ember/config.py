@@ -83,5 +83,26 @@ DISABLE_PERFORMANCE_WARNINGS = True  # ember emits no performance warnings
 
 def reload_config() -> None:
     """Read the environment variables again (Numba's `config.reload_config()`), e.g. after a
-    program sets `os.environ['NUMBA_DISABLE_JIT']`; this module object keeps its identity."""
+    program sets `os.environ['NUMBA_DISABLE_JIT']`; this module object keeps its identity.
+    The thread count cannot change once the threading layer runs (its threads and the
+    compiled parallel regions are sized by it): RuntimeError, the old count kept."""
+    threads = NUM_THREADS
     importlib.reload(sys.modules[__name__])
+    if NUM_THREADS != threads and _threads_launched():
+        wanted = NUM_THREADS
+        _keep_thread_count(threads)
+        raise RuntimeError(
+            "Cannot set NUMBA_NUM_THREADS to a different value once the threads have been "
+            f"launched (currently have {threads}, trying to set {wanted}); set it before the "
+            "first parallel function runs, or use set_num_threads(n) to use fewer threads"
+        )
+
+
+def _threads_launched() -> bool:
+    layer_module = sys.modules.get("ember.parallel.threading_layer")
+    return getattr(layer_module, "_layer", None) is not None
+
+
+def _keep_thread_count(threads: int) -> None:
+    global NUM_THREADS, NUMBA_NUM_THREADS
+    NUM_THREADS = NUMBA_NUM_THREADS = threads

@@ -84,6 +84,9 @@ def _pad_views(a):
     return (np.pad(a, ((2, 5), (3, 1)), "reflect"),)
 
 
+PAD_VIEWS = njit(_pad_views)  # one dispatcher: the layouts test and the frees test share it
+
+
 def _pads_1d(a):
     return (
         np.pad(a, (6, 9), "symmetric", reflect_type="odd"),
@@ -96,7 +99,7 @@ def test_pad_layouts_ranks_and_dtypes():
     """Fortran and strided views; 1-d integers (means rounded half to even, ramps floored as in
     NumPy 2); empty axes ('constant' pads them, other modes raise NumPy's ValueError); 3-d;
     complex."""
-    views = njit(_pad_views)
+    views = PAD_VIEWS
     wide = np.arange(30.0).reshape(5, 6)
     for a in (np.asfortranarray(wide), wide[::2, ::-2]):
         _same_outcome(views, _pad_views, a, compare=_same_tuple)
@@ -128,7 +131,8 @@ def test_pad_errors_and_frees():
             njit(source)(np.arange(3.0), "edge")
     zero_d = njit(lambda a: np.pad(a, 2, "edge"))
     _exactly(zero_d(np.array(4.0)), np.pad(np.array(4.0), 2, "edge"))
-    assert_frees_all(njit(_pad_views), lambda: np.arange(12.0).reshape(3, 4), calls=20)
+    fortran = np.asfortranarray(np.arange(12.0).reshape(3, 4))  # compiled by the layouts test
+    assert_frees_all(PAD_VIEWS, lambda: fortran.copy(order="F"), calls=20)
 
 
 # ---------------------------------------------------------------------------- np.dtype(object)

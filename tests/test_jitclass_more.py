@@ -268,3 +268,36 @@ def test_truth_of_lists_strings_dicts_and_sets(xs, s, n):
     for x in xs:
         passed.append(x)
     assert container_truth(passed, s, n) == expected
+
+
+def test_boxes_dropped_from_python_release_natively_and_free_their_fields():
+    from ember.jitclasses.box import JitClassBox, slot_offset
+
+    @jitclass([("weights", types.float64[:]), ("scale", types.float64)])
+    class Layer:
+        def __init__(self, n, scale):
+            self.weights = np.arange(n) * scale
+            self.scale = scale
+
+    @njit
+    def make(n, scale):
+        return Layer(n, scale)
+
+    first = make(3, 2.0)
+    np.testing.assert_array_equal(first.weights, np.arange(3) * 2.0)
+    if slot_offset("_meminfo") is not None:  # the compiled release replaces the Python one
+        assert type(JitClassBox.__dict__["__del__"]).__name__ == "method_descriptor"
+    del first
+    gc.collect()
+    before = ember.runtime.stats()
+    for n in range(50):
+        assert make(n, 0.5).weights.sum() == sum(range(n)) * 0.5  # box and array dropped
+        Layer(n, 1.0)  # made by Python's call of the class
+    try:
+        raise KeyError("kept")
+    except KeyError as error:
+        make(4, 1.0)  # a box released while an exception is being handled leaves it alone
+        assert error.args == ("kept",)
+    gc.collect()
+    after = ember.runtime.stats()
+    assert after.alloc - before.alloc == after.free - before.free >= 200

@@ -528,9 +528,14 @@ def test_array_field_holds_a_reference_released_with_the_instance():
     assert sys.getrefcount(data) == count
     replace(record, data)
     assert sys.getrefcount(data) == count + 1
-    del record
+    del record  # released by the compiled __del__ where the proxy's slots were found
     gc.collect()
     assert sys.getrefcount(data) == count
+    from ember.dispatcher.call_slots import class_slot_offset
+
+    if class_slot_offset(structref.StructRefProxy, "_meminfo") is not None:
+        release = structref.StructRefProxy.__dict__["__del__"]
+        assert type(release).__name__ == "method_descriptor"
 
 
 def test_writes_through_a_stored_array_reach_the_caller():

@@ -151,3 +151,20 @@ def test_nothing_is_leaked():
         words.append("d")
         del xs, words
     assert live_blocks() == before
+
+
+def test_typed_lists_returned_to_python_have_their_lengths_and_items():
+    from ember import njit
+    from ember.typed import List
+
+    @njit
+    def squares(n):
+        out = List()
+        for i in range(n):
+            out.append(i * i)
+        return out
+
+    for n in (0, 1, 2, 7, 100):
+        got = squares(n)
+        assert type(got) is not list and len(got) == n
+        assert list(got) == [i * i for i in range(n)]

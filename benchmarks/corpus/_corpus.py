@@ -29,6 +29,7 @@ MODULES = (
     "kernels_wild5",
     "kernels_wild6",
     "kernels_wild7",
+    "kernels_wild8",
 )
 
 

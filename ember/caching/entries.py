@@ -156,7 +156,7 @@ class _EntryPickler(pickle.Pickler):
         if isinstance(obj, types.Generator):
             if obj.gen_func is not self.py_func:
                 raise Uncacheable(f"it uses the generator type of another function ({obj})")
-            return (_GENERATOR, obj.arg_types, obj.yield_type)
+            return (_GENERATOR, obj.arg_types, obj.yield_type, obj.return_type)
         if not isinstance(obj, types.ClassInstanceType):
             return None
         from ember.codegen.symbols import _find_by_name
@@ -183,7 +183,7 @@ class _EntryUnpickler(pickle.Unpickler):
         if pid[0] == _GENERATOR:
             if self.py_func is None:
                 raise pickle.UnpicklingError("a generator type needs its function")
-            return types.Generator(self.py_func, pid[1], pid[2])
+            return types.Generator(self.py_func, pid[1], pid[2], return_type=pid[3])
         kind, module_name, qualname = pid
         if kind != _JITCLASS_INSTANCE:
             raise pickle.UnpicklingError(f"unknown reference {kind!r}")

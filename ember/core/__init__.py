@@ -38,6 +38,12 @@ _ALIASES = {
 }
 for _name, _module in _ALIASES.items():
     sys.modules[f"{__name__}.{_name}"] = _module
+    # a package's submodules too (`numba.core.types.containers`): imported again under the
+    # alias's name, they would be copies whose classes differ from ember's own
+    _prefix = f"{_module.__name__}."
+    for _full, _sub in list(sys.modules.items()):
+        if _full.startswith(_prefix):
+            sys.modules.setdefault(f"{__name__}.{_name}.{_full[len(_prefix) :]}", _sub)
 
 imputils = extending
 

@@ -6,6 +6,7 @@ generation. Consumes a class or an entry's addresses; produces patched type slot
 from __future__ import annotations
 
 import ctypes
+import functools
 from typing import Any
 
 # PyTypeObject field offsets on 64-bit CPython 3.11 (checked at import, see below).
@@ -105,3 +106,14 @@ def slot_offset(instance: object, name: str) -> int | None:
         if ctypes.c_void_p.from_address(id(instance) + offset).value == target:
             return offset
     return None
+
+
+@functools.cache
+def class_slot_offset(cls: type, name: str) -> int | None:
+    """Where instances of `cls` keep the PyObject* of their `__slots__` member `name` (probed
+    on a fresh instance: slot layouts are CPython's business), or None when not found."""
+    probe = object.__new__(cls)
+    setattr(probe, name, object())
+    found = slot_offset(probe, name)
+    setattr(probe, name, 0)  # a box owning nothing: dropping the probe releases nothing
+    return found

@@ -76,7 +76,7 @@ def emit_match(entry: Any, obj: ir.Value, kind: DatetimeKind, fail: ir.Block) ->
     entry.continue_if(same_unit, fail, "datetime.unit_ok")
 
 
-def emit_unbox(entry: Any, obj: ir.Value) -> list[ir.Value]:
+def emit_unbox(entry: Any, obj: ir.Value, kind: DatetimeKind, fail: ir.Block) -> list[ir.Value]:
     return [entry.load_field(obj, _COUNT_OFFSET, _I64, 8)]
 
 

@@ -82,7 +82,7 @@ def emit_match(entry: Any, obj: ir.Value, kind: RecordKind, fail: ir.Block) -> N
     entry.emit_match_dtype_object(descr, kind.dtype, fail)
 
 
-def emit_unbox(entry: Any, obj: ir.Value) -> list[ir.Value]:
+def emit_unbox(entry: Any, obj: ir.Value, kind: RecordKind, fail: ir.Block) -> list[ir.Value]:
     """Borrow the scalar's bytes: no meminfo, the scalar as parent."""
     data = entry.load_field(obj, _void_offsets()[0], _PTR, 8)
     return [ir.Constant(_PTR, None), obj, data]

@@ -9,7 +9,7 @@ from llvmlite import ir
 
 from ember.dispatcher import datetime_entry, entry_buffers, entry_records, entry_slices
 from ember.dispatcher.datetime_entry import DatetimeKind
-from ember.dispatcher.entry_buffers import ByteArrayKind
+from ember.dispatcher.entry_buffers import ByteArrayKind, MemoryViewKind
 from ember.dispatcher.entry_builder import EntryBuilder
 from ember.dispatcher.entry_records import RecordKind
 from ember.dispatcher.entry_slices import SliceKind
@@ -47,111 +47,78 @@ class ArgumentUnboxing(EntryBuilder):
 
     def emit_match(self, obj: ir.Value, kind: Kind, fail: ir.Block) -> None:
         """Emit exact-type checks of ``obj`` against ``kind``; branch to ``fail`` on mismatch."""
-        b = self.builder
-        if isinstance(kind, ExactScalarKind):
-            same = b.icmp_unsigned("==", self.ob_type(obj), _object_constant(kind.python_class()))
-            self.continue_if(same, fail, f"{kind.name}_exact")
-            return
-        if isinstance(kind, ArrayKind):
-            self.emit_match_array(obj, kind, fail)
-            return
-        if isinstance(kind, ReflectedListKind):
-            self.emit_match_list(obj, kind, fail)
-            return
-        if isinstance(kind, StringKind):
-            self.emit_match_string(obj, kind, fail)
-            return
-        if isinstance(kind, DatetimeKind):
-            datetime_entry.emit_match(self, obj, kind, fail)
-            return
-        if isinstance(kind, SliceKind):
-            entry_slices.emit_match(self, obj, kind, fail)
-            return
-        if isinstance(kind, RecordKind):
-            entry_records.emit_match(self, obj, kind, fail)
-            return
-        if isinstance(kind, ByteArrayKind):
-            entry_buffers.emit_match(self, obj, fail)
-            return
-        if isinstance(kind, ConstantKind):
-            cell = ir.Constant(_I64, ctypes.addressof(kind.cell)).inttoptr(_PTR)
-            same = b.icmp_unsigned("==", obj, b.load(cell, typ=_PTR))
-            self.continue_if(same, fail, "constant_ok")
-            return
-        if isinstance(kind, EnumKind):
-            same = b.icmp_unsigned("==", self.ob_type(obj), _object_constant(kind.enum_class))
-            self.continue_if(same, fail, "enum_ok")
-            return
-        if isinstance(kind, InstanceKind):
-            same = b.icmp_unsigned("==", self.ob_type(obj), _object_constant(kind.box_class))
-            self.continue_if(same, fail, "instance_ok")
-            if kind.tag is not None:
-                tag = self.load_field(obj, kind.tag_offset, _PTR, _PTR_SIZE)
-                same = b.icmp_unsigned("==", tag, _object_constant(kind.tag))
-                self.continue_if(same, fail, "instance_tag_ok")
-            return
-        if isinstance(kind, tuple):
-            exact = kind.named if isinstance(kind, NamedTupleKind) else tuple
-            is_tuple = b.icmp_unsigned("==", self.ob_type(obj), _object_constant(exact))
-            self.continue_if(is_tuple, fail, "tuple.type_ok")
-            size = self.load_field(obj, self.layout.var_size_offset, _SSIZE, 8)
-            size_ok = b.icmp_signed("==", size, ir.Constant(_SSIZE, len(kind)))
-            self.continue_if(size_ok, fail, "tuple.size_ok")
-            for index, member in enumerate(kind):
-                self.emit_match(self.tuple_item(obj, index), member, fail)
-            return
-        if kind == "bool":
-            is_true = b.icmp_unsigned("==", obj, _object_constant(True))
-            is_false = b.icmp_unsigned("==", obj, _object_constant(False))
-            accepted = b.or_(is_true, is_false)
-            numpy_bool = numpy_scalar_type("bool")
-            if numpy_bool is not None:
-                is_numpy = b.icmp_unsigned("==", self.ob_type(obj), _object_constant(numpy_bool))
-                accepted = b.or_(accepted, is_numpy)
-            self.continue_if(accepted, fail, "bool_ok")
+        matcher = _MATCHERS.get(type(kind))
+        if matcher is not None:
+            matcher(self, obj, kind, fail)
+        elif isinstance(kind, tuple):
+            self.emit_match_tuple(obj, kind, fail)
+        elif kind == "bool":
+            self.emit_match_bool(obj, fail)
         elif kind == "none":
-            self.continue_if(b.icmp_unsigned("==", obj, _object_constant(None)), fail, "none_ok")
+            same = self.builder.icmp_unsigned("==", obj, _object_constant(None))
+            self.continue_if(same, fail, "none_ok")
         else:
-            candidates = [{"int64": int, "float64": float, "complex128": complex}.get(kind)]
-            candidates.append(numpy_scalar_type(kind))
-            ob_type = self.ob_type(obj)
-            same = ir.Constant(ir.IntType(1), 0)
-            for pytype in filter(None, candidates):
-                same = b.or_(same, b.icmp_unsigned("==", ob_type, _object_constant(pytype)))
-            self.continue_if(same, fail, f"{kind}_ok")
-            return
+            self.emit_match_number(obj, kind, fail)
+
+    def emit_match_constant(self, obj: ir.Value, kind: ConstantKind, fail: ir.Block) -> None:
+        b = self.builder
+        cell = ir.Constant(_I64, ctypes.addressof(kind.cell)).inttoptr(_PTR)
+        self.continue_if(b.icmp_unsigned("==", obj, b.load(cell, typ=_PTR)), fail, "constant_ok")
+
+    def emit_match_enum(self, obj: ir.Value, kind: EnumKind, fail: ir.Block) -> None:
+        same = self.builder.icmp_unsigned(
+            "==", self.ob_type(obj), _object_constant(kind.enum_class)
+        )
+        self.continue_if(same, fail, "enum_ok")
+
+    def emit_match_instance(self, obj: ir.Value, kind: InstanceKind, fail: ir.Block) -> None:
+        b = self.builder
+        same = b.icmp_unsigned("==", self.ob_type(obj), _object_constant(kind.box_class))
+        self.continue_if(same, fail, "instance_ok")
+        if kind.tag is not None:
+            tag = self.load_field(obj, kind.tag_offset, _PTR, _PTR_SIZE)
+            same = b.icmp_unsigned("==", tag, _object_constant(kind.tag))
+            self.continue_if(same, fail, "instance_tag_ok")
+
+    def emit_match_tuple(self, obj: ir.Value, kind: tuple, fail: ir.Block) -> None:
+        """An exact tuple (or the namedtuple class) of the kind's length, each item matched."""
+        b = self.builder
+        exact = kind.named if isinstance(kind, NamedTupleKind) else tuple
+        is_tuple = b.icmp_unsigned("==", self.ob_type(obj), _object_constant(exact))
+        self.continue_if(is_tuple, fail, "tuple.type_ok")
+        size = self.load_field(obj, self.layout.var_size_offset, _SSIZE, 8)
+        size_ok = b.icmp_signed("==", size, ir.Constant(_SSIZE, len(kind)))
+        self.continue_if(size_ok, fail, "tuple.size_ok")
+        for index, member in enumerate(kind):
+            self.emit_match(self.tuple_item(obj, index), member, fail)
+
+    def emit_match_bool(self, obj: ir.Value, fail: ir.Block) -> None:
+        """True, False or a NumPy bool."""
+        b = self.builder
+        is_true = b.icmp_unsigned("==", obj, _object_constant(True))
+        accepted = b.or_(is_true, b.icmp_unsigned("==", obj, _object_constant(False)))
+        numpy_bool = numpy_scalar_type("bool")
+        if numpy_bool is not None:
+            is_numpy = b.icmp_unsigned("==", self.ob_type(obj), _object_constant(numpy_bool))
+            accepted = b.or_(accepted, is_numpy)
+        self.continue_if(accepted, fail, "bool_ok")
+
+    def emit_match_number(self, obj: ir.Value, kind: str, fail: ir.Block) -> None:
+        """The Python number class typed as `kind` (int, float, complex) or its NumPy scalar."""
+        b = self.builder
+        candidates = [{"int64": int, "float64": float, "complex128": complex}.get(kind)]
+        candidates.append(numpy_scalar_type(kind))
+        ob_type = self.ob_type(obj)
+        same = ir.Constant(ir.IntType(1), 0)
+        for pytype in filter(None, candidates):
+            same = b.or_(same, b.icmp_unsigned("==", ob_type, _object_constant(pytype)))
+        self.continue_if(same, fail, f"{kind}_ok")
 
     def emit_unbox(self, obj: ir.Value, kind: Kind, fail: ir.Block) -> list[ir.Value]:
         """Unbox an already-matched ``obj`` into flattened native values (``fail`` on overflow)."""
-        if isinstance(kind, ExactScalarKind):  # its class matched already: one way to unbox
-            if kind.numpy:
-                return self.load_scalar(kind.name, self.field_ptr(obj, _NUMPY_SCALAR_VALUE_OFFSET))
-            return self.emit_unbox_python(obj, kind.name, fail)
-        if isinstance(kind, ConstantKind):
-            return []
-        if isinstance(kind, EnumKind):
-            return [self.emit_enum_value(obj, kind)]
-        if isinstance(kind, InstanceKind):  # borrowed: the box keeps its reference
-            number = self.load_field(obj, kind.meminfo_offset, _PTR, _PTR_SIZE)
-            meminfo = self.call_capi("PyLong_AsVoidPtr", [number])
-            if not kind.data_pointer:
-                return [meminfo]
-            data = self.builder.gep(
-                meminfo, [ir.Constant(_I64, _NRT_HEADER_SIZE)], source_etype=_I8, inbounds=True
-            )
-            return [meminfo, data]
-        if isinstance(kind, StringKind):  # copied after the unboxing that may fail
-            return [self.defer_string(obj, kind)]
-        if isinstance(kind, ArrayKind):
-            return self.emit_unbox_array(obj, kind)
-        if isinstance(kind, DatetimeKind):
-            return datetime_entry.emit_unbox(self, obj)
-        if isinstance(kind, SliceKind):
-            return entry_slices.emit_unbox(self, obj, kind, fail)
-        if isinstance(kind, RecordKind):
-            return entry_records.emit_unbox(self, obj)
-        if isinstance(kind, ByteArrayKind):
-            return entry_buffers.emit_unbox(self, obj)
+        unboxer = _UNBOXERS.get(type(kind))
+        if unboxer is not None:
+            return unboxer(self, obj, kind, fail)
         if isinstance(kind, tuple):
             values: list[ir.Value] = []
             for index, member in enumerate(kind):
@@ -161,6 +128,17 @@ class ArgumentUnboxing(EntryBuilder):
         if numpy_type is not None:
             return self.emit_unbox_numpy_or_python(obj, kind, numpy_type, fail)
         return self.emit_unbox_python(obj, kind, fail)
+
+    def emit_unbox_instance(self, obj: ir.Value, kind: InstanceKind) -> list[ir.Value]:
+        """Borrowed: the box keeps its reference."""
+        number = self.load_field(obj, kind.meminfo_offset, _PTR, _PTR_SIZE)
+        meminfo = self.call_capi("PyLong_AsVoidPtr", [number])
+        if not kind.data_pointer:
+            return [meminfo]
+        data = self.builder.gep(
+            meminfo, [ir.Constant(_I64, _NRT_HEADER_SIZE)], source_etype=_I8, inbounds=True
+        )
+        return [meminfo, data]
 
     def emit_enum_value(self, obj: ir.Value, kind: EnumKind) -> ir.Value:
         """The value of the (already matched) member `obj`: a select per member by identity."""
@@ -282,3 +260,56 @@ class ArgumentUnboxing(EntryBuilder):
         if fast_value is not None:
             phi.add_incoming(fast_value, fast_block)
         return phi
+
+
+def _match_exact_scalar(entry, obj, kind: ExactScalarKind, fail) -> None:
+    """A Python number or a NumPy scalar of 64 bits, matched by its exact class."""
+    same = entry.builder.icmp_unsigned(
+        "==", entry.ob_type(obj), _object_constant(kind.python_class())
+    )
+    entry.continue_if(same, fail, f"{kind.name}_exact")
+
+
+def _unbox_exact_scalar(entry, obj, kind: ExactScalarKind, fail) -> list:
+    """Its class matched already: one way to unbox."""
+    if kind.numpy:
+        return entry.load_scalar(kind.name, entry.field_ptr(obj, _NUMPY_SCALAR_VALUE_OFFSET))
+    return entry.emit_unbox_python(obj, kind.name, fail)
+
+
+def _own(name: str):
+    """A table entry calling the entry's own method `name(obj, kind, fail)`."""
+    return lambda entry, obj, kind, fail: getattr(entry, name)(obj, kind, fail)
+
+
+# Per kind class: how an argument of it is matched, and unboxed once matched (each called as
+# `(entry, obj, kind, fail)`); kinds spelled as strings (numbers, bool, None) and plain tuples
+# are handled by ArgumentUnboxing itself.
+_MATCHERS = {
+    ArrayKind: _own("emit_match_array"),
+    ReflectedListKind: _own("emit_match_list"),
+    StringKind: _own("emit_match_string"),
+    ConstantKind: _own("emit_match_constant"),
+    EnumKind: _own("emit_match_enum"),
+    InstanceKind: _own("emit_match_instance"),
+    NamedTupleKind: _own("emit_match_tuple"),
+    DatetimeKind: datetime_entry.emit_match,
+    SliceKind: entry_slices.emit_match,
+    RecordKind: entry_records.emit_match,
+    ByteArrayKind: entry_buffers.emit_match,
+    MemoryViewKind: entry_buffers.emit_match_memoryview,
+    ExactScalarKind: _match_exact_scalar,
+}
+_UNBOXERS = {
+    ArrayKind: lambda entry, obj, kind, fail: entry.emit_unbox_array(obj, kind),
+    StringKind: lambda entry, obj, kind, fail: [entry.defer_string(obj, kind)],  # copied last
+    ConstantKind: lambda entry, obj, kind, fail: [],
+    EnumKind: lambda entry, obj, kind, fail: [entry.emit_enum_value(obj, kind)],
+    InstanceKind: lambda entry, obj, kind, fail: entry.emit_unbox_instance(obj, kind),
+    DatetimeKind: datetime_entry.emit_unbox,
+    SliceKind: entry_slices.emit_unbox,
+    RecordKind: entry_records.emit_unbox,
+    ByteArrayKind: entry_buffers.emit_unbox,
+    MemoryViewKind: entry_buffers.emit_unbox_memoryview,
+    ExactScalarKind: _unbox_exact_scalar,
+}

@@ -19,7 +19,7 @@ from ember import types
 from ember.codegen.jit import glue_engine
 from ember.dispatcher import native_entry
 from ember.dispatcher.datetime_entry import datetime_array_kind, datetime_kind
-from ember.dispatcher.entry_buffers import ByteArrayKind, bytearray_kind
+from ember.dispatcher.entry_buffers import BufferKind, bytearray_kind, memoryview_kind
 from ember.dispatcher.entry_records import RecordKind, record_kind
 from ember.dispatcher.entry_slices import slice_kind
 from ember.dispatcher.entry_templates import link_text
@@ -136,6 +136,8 @@ def argument_kind(typ: types.Type) -> Any:
         return slice_kind(typ)
     if isinstance(typ, types.ByteArray):
         return bytearray_kind(typ)
+    if isinstance(typ, types.MemoryView):
+        return memoryview_kind(typ)
     return value_kind(typ)
 
 
@@ -237,12 +239,12 @@ def _exact_scalar_kind(kind: Any, typ: types.Type) -> Any:
 
 def _views_need_their_argument(kind: Any) -> bool:
     """Whether an array viewing this argument's memory may have no parent the entry can
-    name: a view of a bytearray, or a record's sub-array field."""
+    name: a view of a bytearray or memoryview, or a record's sub-array field."""
     if isinstance(kind, native_entry.ArrayKind | RecordKind) and isinstance(
         kind.dtype, DtypeObject
     ):
         return _has_subarray_fields(kind.dtype.dtype)
-    return isinstance(kind, ByteArrayKind)
+    return isinstance(kind, BufferKind)
 
 
 def _has_subarray_fields(dtype: Any) -> bool:

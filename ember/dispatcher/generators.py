@@ -20,7 +20,16 @@ from ember.lowering.callconv import (
     ExcInfoRecord,
     raise_static_exception,
 )
-from ember.lowering.generators import RESUME_TYPE, STATUS_STOP, compiled_resume
+from ember.lowering.generators import (
+    CLOSE,
+    RELEASE,
+    RESUME_TYPE,
+    STATUS_STOP,
+    compiled_container_reader,
+    compiled_result_reader,
+    compiled_resume,
+    reflected_arguments,
+)
 from ember.runtime import nrt
 
 _RESUME_PROTOTYPE = ctypes.CFUNCTYPE(
@@ -48,16 +57,20 @@ def _raise_compiled(exc_id: int, payload: int) -> None:
     raise_static_exception(ctypes.addressof(record))
 
 
-def _steps(gen_type: types.Generator, inputs: tuple) -> Any:
+def _steps(gen_type: types.Generator, inputs: tuple, write_back: Any = None) -> Any:
     """`step(state address)`: the next item, or StopIteration, or the body's exception."""
     found = _native_steps.get(gen_type)
-    return found[0] if found is not None else _ctypes_step(gen_type, inputs)
+    return found[0] if found is not None else _ctypes_step(gen_type, inputs, write_back)
 
 
 def _generator_class(gen_type: types.Generator) -> type:
     """The class of the generator's Python objects: for items that are numbers, one whose
     `next()` is generated code (`for v in gen(...)` runs no Python frame per item)."""
-    if gen_type in _native_steps or _native_boxer(gen_type.yield_type) is None:
+    if (
+        gen_type in _native_steps
+        or _native_boxer(gen_type.yield_type) is None
+        or gen_type.return_type is not types.none  # (StopIteration carries it: ctypes path)
+    ):
         return _native_steps.get(gen_type, (None, CompiledGenerator))[1]
     from ember.dispatcher.call_slots import install_iternext
 
@@ -69,24 +82,97 @@ def _generator_class(gen_type: types.Generator) -> type:
     return cls
 
 
-def _ctypes_step(gen_type: types.Generator, inputs: tuple) -> Any:
+def _ctypes_step(gen_type: types.Generator, inputs: tuple, write_back: Any = None) -> Any:
     from ember.dispatcher.pycall import _box, _memory_ctype
 
     resume = _resumer(gen_type)
     item_type = gen_type.yield_type
-    item = _memory_ctype(item_type)()
+    item = _holder(_memory_ctype(item_type))
     excinfo = ExcInfoRecord()
     addresses = (ctypes.addressof(item), ctypes.addressof(excinfo))
+    returned = _returned_value_reader(gen_type, inputs)
 
     def step(state: int) -> Any:
         status = resume(*addresses, None, state, 0)
         if status == STATUS_OK:
-            return _box(item_type, item, inputs)
+            return _box(item_type, item.v, inputs)
+        if write_back is not None:  # (once it ended: a write-back per item would be O(n))
+            write_back()
         if status == STATUS_STOP:
-            raise StopIteration
+            raise StopIteration(*returned(state))
         _raise_compiled(excinfo.exc_id, excinfo.payload or 0)
 
     return step
+
+
+def _memory_ctype_of(typ: types.Type) -> Any:
+    from ember.dispatcher.pycall import _memory_ctype
+
+    return _memory_ctype(typ)
+
+
+def _holder(ctype: Any) -> Any:
+    """Memory for one value whose field `v` reads as Python values (numbers as int/float)."""
+    return type("holder", (ctypes.Structure,), {"_fields_": [("v", ctype)]})()
+
+
+def _reflection(gen_type: types.Generator, inputs: tuple, state: int) -> Any:
+    """`write_back()`: the Python lists and sets passed to the generator at `state` take what
+    its body did to them (as after a call); None when it was given none. It holds a reference to
+    each native container: they outlive the generator's end, which releases its arguments."""
+    from ember.dispatcher.reflection import reflector
+
+    passed = [
+        (index, reflector(gen_type.arg_types[index]))
+        for index in reflected_arguments(gen_type)
+        if index < len(inputs) and type(inputs[index]) in (list, set)
+    ]
+    if not passed:
+        return None
+    library, symbol = compiled_container_reader(gen_type)
+    container = ctypes.CFUNCTYPE(ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int32)(
+        library.address_of(symbol)
+    )
+    held = _HeldContainers()
+    for index, passing in passed:
+        meminfo = container(state, index)
+        nrt.runtime().incref(meminfo)
+        held.append((inputs[index], passing, meminfo))
+
+    def write_back() -> None:
+        for python_object, passing, meminfo in held:
+            nrt.runtime().incref(meminfo)  # write_back takes over one reference
+            passing.write_back(meminfo, python_object)
+
+    return write_back
+
+
+class _HeldContainers(list):
+    """(Python object, reflector, meminfo) of a generator's reflected arguments; releases
+    its references to the native containers when the generator object goes."""
+
+    def __del__(self) -> None:
+        for _, _, meminfo in self:
+            nrt.runtime().decref(meminfo)
+
+
+def _returned_value_reader(gen_type: types.Generator, inputs: tuple) -> Any:
+    """`read(state)`: () or (the value the ended generator returned,) for StopIteration."""
+    from ember.dispatcher.pycall import _box, _memory_ctype
+
+    return_type = gen_type.return_type
+    if return_type is types.none:
+        return lambda state: ()
+    library, symbol = compiled_result_reader(gen_type)
+    reader = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p)(library.address_of(symbol))
+    value_ctype = _memory_ctype(return_type)
+
+    def read(state: int) -> tuple:
+        holder = _holder(value_ctype)
+        reader(ctypes.addressof(holder), state)
+        return (_box(return_type, holder.v, inputs),)
+
+    return read
 
 
 # ---------------------------------------------------------------------------- generated steps
@@ -194,16 +280,19 @@ class CompiledGenerator:
 
     It owns the runtime block of the generator's state; dropping it closes the generator and
     releases whatever the suspended body held. `inputs` (the call's arguments) stay alive as
-    long as the generator, since the state may borrow their arrays.
+    long as the generator, since the state may borrow their arrays. Python lists and sets it
+    was given take what the body did to them when it ends (items through the ctypes step),
+    is closed, or is dropped: not after each item, which would cost O(len) per item.
     """
 
-    __slots__ = ("_gen_type", "_meminfo", "_state", "_step", "_inputs")
+    __slots__ = ("_gen_type", "_meminfo", "_state", "_step", "_inputs", "_write_back")
 
     def __init__(self, gen_type: types.Generator, meminfo: int, inputs: tuple) -> None:
         self._gen_type = gen_type
         self._meminfo = meminfo  # the reference the compiled function returned
         self._state = nrt.data_address(meminfo)
-        self._step = _steps(gen_type, inputs)
+        self._write_back = _reflection(gen_type, inputs, self._state)
+        self._step = _steps(gen_type, inputs, self._write_back)
         self._inputs = inputs
 
     def __iter__(self) -> CompiledGenerator:
@@ -213,8 +302,23 @@ class CompiledGenerator:
         return self._step(self._state)
 
     def close(self) -> None:
-        """End the generator now, releasing what its suspended body holds (as Python's)."""
-        _resumer(self._gen_type)(None, None, None, self._state, 1)
+        """End the generator now, as Python's: suspended inside a `try`, it resumes raising
+        GeneratorExit (its `finally` runs); then it releases what its body holds."""
+        item = _holder(_memory_ctype_of(self._gen_type.yield_type))
+        excinfo = ExcInfoRecord()
+        resume = _resumer(self._gen_type)
+        addresses = (ctypes.addressof(item), ctypes.addressof(excinfo), None, self._state)
+        status = resume(*addresses, CLOSE)
+        if self._write_back is not None:
+            self._write_back()
+        if status == STATUS_OK:  # it yielded again: release it
+            resume(*addresses, RELEASE)
+            raise RuntimeError("generator ignored GeneratorExit")
+        if status == STATUS_EXCEPTION:
+            try:
+                _raise_compiled(excinfo.exc_id, excinfo.payload or 0)
+            except GeneratorExit:
+                pass
 
     def send(self, value: Any) -> Any:
         from ember.library.objects.generators import UNSUPPORTED_METHODS
@@ -229,7 +333,9 @@ class CompiledGenerator:
     def __del__(self) -> None:
         meminfo, self._meminfo = self._meminfo, 0
         if meminfo:
-            nrt.runtime().decref(meminfo)
+            nrt.runtime().decref(meminfo)  # (the last reference: closes it)
+            if self._write_back is not None:
+                self._write_back()
 
     def __repr__(self) -> str:
         return f"<ember generator object {self._gen_type.gen_func.__qualname__}>"

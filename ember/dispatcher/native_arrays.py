@@ -110,9 +110,10 @@ class ArrayCodegen(EntryBuilder):
         self.continue_if(b.load(equal), fail, "array.dtype_object_ok")
 
     def emit_box_array(self, kind: ArrayKind, ptr: ir.Value) -> ir.Value:
-        """An argument returned unchanged is returned itself (no Python code runs); any other
-        array goes to the Python boxer with the result's address and its parent object. The
-        result (NULL on error) is a value, so arrays box inside tuples too."""
+        """An argument returned unchanged is returned itself (no Python code runs); memory the
+        runtime owns gets a new ndarray over it, a view of an argument a new ndarray based on
+        it; any other array goes to the Python boxer. The result (NULL on error) is a value, so
+        arrays box inside tuples too."""
         b = self.builder
         done = self.new_block("box.array.done")
         boxed: list[tuple[ir.Value, ir.Block]] = []
@@ -121,13 +122,37 @@ class ArrayCodegen(EntryBuilder):
             boxed.append((value, b.block))
             b.branch(done)
 
-        layout = numpy_layout()
-        null = ir.Constant(_PTR, None)
         meminfo = self.load_field(ptr, 0, _PTR, _PTR_SIZE)
         parent = self.load_field(ptr, 8, _PTR, _PTR_SIZE)
         slow = self.new_block("box.array.slow")
+        self._emit_if_returned_argument(kind, ptr, meminfo, parent, slow)
+        self.incref_object(parent)
+        finish(parent)
+        b.position_at_end(slow)
+        python_boxer = self.new_block("box.array.python")
+        capi = numpy_capi()
+        if capi is not None and self.memory_object_new is not None:
+            self._emit_new_ndarray_or_view(kind, ptr, meminfo, parent, python_boxer, finish)
+        else:
+            b.branch(python_boxer)
+        b.position_at_end(python_boxer)
+        result, call_end, failed = self._emit_python_boxer(kind, ptr, parent, done)
+        b.position_at_end(done)
+        phi = b.phi(_PTR, name="box.array")
+        phi.add_incoming(ir.Constant(_PTR, None), failed)
+        phi.add_incoming(result, call_end)
+        for value, block in boxed:
+            phi.add_incoming(value, block)
+        return phi
+
+    def _emit_if_returned_argument(self, kind, ptr, meminfo, parent, other: ir.Block) -> None:
+        """Continue if the result is its parent argument itself (borrowed, same data, rank,
+        writability, dtype, shape and strides); else branch to `other`."""
+        b = self.builder
+        layout = numpy_layout()
+        null = ir.Constant(_PTR, None)
         borrowed = b.and_(b.icmp_unsigned("==", meminfo, null), b.icmp_unsigned("!=", parent, null))
-        self.continue_if(borrowed, slow, "box.array.borrowed")
+        self.continue_if(borrowed, other, "box.array.borrowed")
         same = b.icmp_unsigned(
             "==",
             self.load_field(ptr, 32, _PTR, _PTR_SIZE),
@@ -139,9 +164,9 @@ class ArrayCodegen(EntryBuilder):
             flags = self.load_field(parent, layout.flags, _I32, 4)
             writeable = b.icmp_unsigned("!=", b.and_(flags, _I32(_NPY_WRITEABLE)), _I32(0))
             same = b.and_(same, b.not_(writeable))
-        self.continue_if(same, slow, "box.array.same_data")
+        self.continue_if(same, other, "box.array.same_data")
         # a.view(other dtype) has the argument's data, shape and strides: not the argument
-        self.emit_match_dtype(self.load_field(parent, layout.descr, _PTR, _PTR_SIZE), kind, slow)
+        self.emit_match_dtype(self.load_field(parent, layout.descr, _PTR, _PTR_SIZE), kind, other)
         dims = self.load_field(parent, layout.dimensions, _PTR, _PTR_SIZE)
         strides = self.load_field(parent, layout.strides, _PTR, _PTR_SIZE)
         for k in range(kind.ndim):
@@ -151,36 +176,37 @@ class ArrayCodegen(EntryBuilder):
             same = b.and_(
                 same, b.icmp_signed("==", stride, self.load_field(strides, 8 * k, _I64, 8))
             )
-        self.continue_if(same, slow, "box.array.identity")
-        self.incref_object(parent)
-        finish(parent)
-        b.position_at_end(slow)
-        owned = self.new_block("box.array.owned")
-        python_boxer = self.new_block("box.array.python")
+        self.continue_if(same, other, "box.array.identity")
+
+    def _emit_new_ndarray_or_view(self, kind, ptr, meminfo, parent, python_boxer, finish) -> None:
+        """Runtime-owned memory: a new ndarray whose base owns the meminfo (an adopted
+        argument goes to `python_boxer`); no meminfo but a parent: a new ndarray based on the
+        parent; neither: `python_boxer`."""
+        b = self.builder
         capi = numpy_capi()
-        ready = capi is not None and self.memory_object_new is not None
+        null = ir.Constant(_PTR, None)
+        owned = self.new_block("box.array.owned")
         view = self.new_block("box.array.view")
         runtime_owned = self.new_block("box.array.runtime_owned")
-        b.cbranch(b.icmp_unsigned("!=", meminfo, null) if ready else ir.Constant(ir.IntType(1), 0),
-                  runtime_owned, view)  # fmt: skip
+        b.cbranch(b.icmp_unsigned("!=", meminfo, null), runtime_owned, view)
         b.position_at_end(runtime_owned)
         self._branch_if_adopted(meminfo, parent, python_boxer, owned)
         b.position_at_end(owned)
-        if ready:
-            finish(self.emit_new_ndarray(kind, ptr, self.emit_memory_object(meminfo), capi))
-        else:
-            b.unreachable()
+        finish(self.emit_new_ndarray(kind, ptr, self.emit_memory_object(meminfo), capi))
         b.position_at_end(view)  # a view of an argument: the argument is the new array's base
         view_ok = self.new_block("box.array.view_ok")
-        b.cbranch(b.icmp_unsigned("!=", parent, null) if ready else ir.Constant(ir.IntType(1), 0),
-                  view_ok, python_boxer)  # fmt: skip
+        b.cbranch(b.icmp_unsigned("!=", parent, null), view_ok, python_boxer)
         b.position_at_end(view_ok)
-        if ready:
-            self.incref_object(parent)
-            finish(self.emit_new_ndarray(kind, ptr, parent, capi))
-        else:
-            b.unreachable()
-        b.position_at_end(python_boxer)
+        self.incref_object(parent)
+        finish(self.emit_new_ndarray(kind, ptr, parent, capi))
+
+    def _emit_python_boxer(self, kind, ptr, parent, done: ir.Block) -> tuple:
+        """Call the kind's Python boxer with the result's address, its parent (or None) and the
+        call's arguments (an array no block owns may view one of them: an extension's native
+        code returns views with neither meminfo nor parent). Returns (result, the block it is
+        made in, the block that branches to `done` when the address cannot be made)."""
+        b = self.builder
+        null = ir.Constant(_PTR, None)
         address = self.call_capi("PyLong_FromVoidPtr", [ptr])
         address_block = b.block
         call_block = self.new_block("box.array.call")
@@ -189,8 +215,6 @@ class ArrayCodegen(EntryBuilder):
         parent_or_none = b.select(
             b.icmp_unsigned("==", parent, null), _object_constant(None), parent
         )
-        # then the call's arguments: an array no block owns may view one of them (an
-        # extension's native code returns views with neither meminfo nor parent)
         passed = [address, parent_or_none, *getattr(self, "argument_objects", [])]
         self.alloca_builder.position_at_start(self._entry)
         arguments = self.alloca_builder.alloca(_PTR, size=len(passed), name="box.array.args")
@@ -203,13 +227,7 @@ class ArrayCodegen(EntryBuilder):
         self.call_capi("Py_DecRef", [address])
         call_end = b.block
         b.branch(done)
-        b.position_at_end(done)
-        phi = b.phi(_PTR, name="box.array")
-        phi.add_incoming(null, address_block)
-        phi.add_incoming(result, call_end)
-        for value, block in boxed:
-            phi.add_incoming(value, block)
-        return phi
+        return result, call_end, address_block
 
     def _branch_if_adopted(self, meminfo, parent, adopted: ir.Block, other: ir.Block) -> None:
         """Branch to `adopted` if the meminfo holds the parent ndarray itself (an array adopted

@@ -16,7 +16,7 @@ from typing import Any, TypeAlias
 from llvmlite import ir
 
 from ember.dispatcher.datetime_entry import DatetimeKind, is_datetime_dtype_name
-from ember.dispatcher.entry_buffers import ByteArrayKind
+from ember.dispatcher.entry_buffers import BufferKind, ByteArrayKind, MemoryViewKind
 from ember.dispatcher.entry_records import RECORD_FIELDS, RecordKind, void_layout_verified
 from ember.dispatcher.entry_slices import SliceKind
 
@@ -314,7 +314,7 @@ def _check_kind(kind: Kind) -> None:
         return
     if isinstance(kind, (ConstantKind, InstanceKind, ReflectedListKind, DatetimeKind, StringKind)):
         return
-    if isinstance(kind, SliceKind | ByteArrayKind | RecordKind):
+    if isinstance(kind, SliceKind | BufferKind | RecordKind):
         return
     if isinstance(kind, EnumKind):
         if kind.value_kind not in _INT_KINDS and kind.value_kind not in ("float32", "float64"):
@@ -372,6 +372,8 @@ def flatten_arg_types(kind: Kind) -> list[ir.Type]:
         return list(RECORD_FIELDS)
     if isinstance(kind, ByteArrayKind):  # a 1-d array
         return [_PTR, _PTR, _I64, _I64, _PTR, _I64, _I64]
+    if isinstance(kind, MemoryViewKind):
+        return [_PTR, _PTR, _I64, _I64, _PTR] + [_I64] * (2 * kind.ndim)
     if kind in _INT_KINDS:
         return [ir.IntType(_INT_KINDS[kind][0])]
     return {
@@ -431,7 +433,7 @@ def fast_path_supported(kind: Kind) -> bool:
         return all(fast_path_supported(member) for member in kind)
     if isinstance(kind, (ConstantKind, InstanceKind, ReflectedListKind, DatetimeKind, EnumKind)):
         return True
-    if isinstance(kind, SliceKind | ByteArrayKind):
+    if isinstance(kind, SliceKind | BufferKind):
         return True
     if isinstance(kind, RecordKind):
         return void_layout_verified()

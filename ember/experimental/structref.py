@@ -163,7 +163,19 @@ def define_boxing(struct_typeclass: type, obj_class: type) -> None:
     if not (isinstance(obj_class, type) and issubclass(obj_class, StructRefProxy)):
         raise TypeError(f"define_boxing: {obj_class!r} does not derive from StructRefProxy")
     boxes.load_runtime()
+    _release_natively()
     _proxy_classes[struct_typeclass] = obj_class
+
+
+@functools.cache
+def _release_natively() -> None:
+    """Proxies dropped from Python release their reference in compiled code (no frame)."""
+    from ember.dispatcher.call_slots import class_slot_offset
+    from ember.jitclasses.native_release import native_del
+
+    offset = class_slot_offset(StructRefProxy, "_meminfo")
+    if offset is not None:
+        StructRefProxy.__del__ = native_del(StructRefProxy, offset)
 
 
 def _proxy_class(typ: types.StructRef) -> type | None:
@@ -214,15 +226,11 @@ def _boxer(proxy_class: type, typ: types.StructRef) -> Callable[[int], StructRef
     return functools.partial(proxy_class._numba_box_, typ)
 
 
-@functools.cache
 def _slot_offsets() -> tuple[int, int] | None:
     """Where proxies keep the PyObject* of `_meminfo` and of `_type`, or None if not found."""
-    from ember.dispatcher.call_slots import slot_offset
+    from ember.dispatcher.call_slots import class_slot_offset
 
-    probe = object.__new__(StructRefProxy)
-    probe._meminfo, probe._type = object(), object()
-    found = slot_offset(probe, "_meminfo"), slot_offset(probe, "_type")
-    probe._meminfo = 0  # (owns nothing: nothing to release when dropped)
+    found = tuple(class_slot_offset(StructRefProxy, name) for name in ("_meminfo", "_type"))
     return None if None in found else found
 
 

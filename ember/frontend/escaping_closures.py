@@ -12,6 +12,8 @@ from ember.errors import TypingError, UnsupportedError
 from ember.frontend.genexpr import closure_function_of, inner_function_of
 from ember.ir import nodes as ir
 
+_RUN_TIME = object()  # default values known only at run time
+
 
 class EscapingFunctions:
     """The escaping side of inline_closures._Inliner (a base class: it shares the inliner's
@@ -76,7 +78,15 @@ class EscapingFunctions:
                     uses.setdefault(id(function), []).append(stmt)
         if not escaping:
             return
-        closures = {key for key, (mf, _) in escaping.items() if self._closes_over_run_time(mf)}
+        closures = {
+            key
+            for key, (mf, _) in escaping.items()
+            if self._closes_over_run_time(mf)
+            or (
+                self._defaults_if_constant(mf) is _RUN_TIME
+                and not any(self._functions_held(var) for var in mf.closure)
+            )
+        }
         for key in closures:
             self._check_captured_unchanged(escaping[key][0], uses[key])
         jitted = {
@@ -89,7 +99,9 @@ class EscapingFunctions:
                     made, function = stmt.value, jitted[id(stmt.value)]
                     stmt.value = ir.Global(made.code.co_name, function, stmt.loc)
                     if id(made) in closures:
-                        self._bind_closure(block, stmt, made.closure)
+                        run_time = self._defaults_if_constant(made) is _RUN_TIME
+                        defaults = made.defaults if run_time else None
+                        self._bind_closure(block, stmt, made.closure, defaults)
 
     def _closes_over_run_time(self, make_function: ir.MakeFunction) -> bool:
         """Whether an inner function closes over a value known only at run time (and over no
@@ -146,25 +158,36 @@ class EscapingFunctions:
         return found
 
     def _closure_function(self, make_function: ir.MakeFunction, loc) -> Any:
-        defaults = self._constant_defaults(make_function, loc)
+        defaults = self._defaults_if_constant(make_function)
+        if defaults is _RUN_TIME:  # the closure value holds them (bind_closure)
+            defaults = None
         function = closure_function_of(make_function.code, self.func_ir.py_func, defaults)
         if function is None:  # what a closure value cannot express: the constants' error
             return self._jitted_value(make_function, loc)
         return function
 
-    def _bind_closure(self, block: ir.Block, stmt: ir.Assign, captured: list[ir.Var]) -> None:
-        """`f = <jitted function>` becomes `f = bind_closure(<jitted function>, (captured))`
-        (values read where the `def` runs; CPython reads its cells when f runs)."""
+    def _bind_closure(
+        self,
+        block: ir.Block,
+        stmt: ir.Assign,
+        captured: list[ir.Var],
+        run_time_defaults: ir.Var | None = None,
+    ) -> None:
+        """`f = <jitted function>` becomes `f = bind_closure(<jitted function>, (captured),
+        defaults)` (values read where the `def` runs; CPython reads its cells when f runs;
+        `defaults` is () when they are constants, compiled into the function)."""
         from ember.lowering.closures import bind_closure
 
         loc, self.count = stmt.loc, self.count + 1
-        function, binder, env = (ir.Var(f"$closure{self.count}.{n}", loc) for n in "fbe")
+        function, binder, env, defaults = (ir.Var(f"$closure{self.count}.{n}", loc) for n in "fbed")
+        given = run_time_defaults if run_time_defaults is not None else ir.BuildTuple([], loc)
         index = next(i for i, other in enumerate(block.body) if other is stmt)
         block.body[index : index + 1] = [
             ir.Assign(function, stmt.value, loc),
             ir.Assign(binder, ir.Global("bind_closure", bind_closure, loc), loc),
             ir.Assign(env, ir.BuildTuple(list(captured), loc), loc),
-            ir.Assign(stmt.target, ir.Call(binder, [function, env], [], loc), loc),
+            ir.Assign(defaults, given, loc),
+            ir.Assign(stmt.target, ir.Call(binder, [function, env, defaults], [], loc), loc),
         ]
 
     def _jitted_value(self, make_function: ir.MakeFunction, loc) -> Any:
@@ -203,6 +226,18 @@ class EscapingFunctions:
         )
 
     def _constant_defaults(self, make_function: ir.MakeFunction, loc) -> tuple | None:
+        defaults = self._defaults_if_constant(make_function)
+        if defaults is _RUN_TIME:
+            raise TypingError(
+                f"the inner function '{make_function.code.co_name}' is used as a value and "
+                "closes over other inner functions, so its default values must be constants",
+                loc,
+            )
+        return defaults
+
+    def _defaults_if_constant(self, make_function: ir.MakeFunction) -> Any:
+        """The default values of an inner function when they are constants (None without
+        defaults), else _RUN_TIME."""
         if make_function.defaults is None:
             return None
         values = self._reaching_values(make_function.defaults.name)
@@ -211,11 +246,7 @@ class EscapingFunctions:
         items = self._static_items(make_function.defaults)
         constants = [self._reaching_values(item.name) for item in items or ()]
         if items is None or not all(len(v) == 1 and isinstance(v[0], ir.Const) for v in constants):
-            raise TypingError(
-                f"the inner function '{make_function.code.co_name}' is used as a value, so its "
-                "default values must be constants",
-                loc,
-            )
+            return _RUN_TIME
         return tuple(v[0].value for v in constants)
 
     def _remove_function_values(self) -> None:

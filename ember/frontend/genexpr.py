@@ -165,3 +165,27 @@ def _check_generator_shape(code: pytypes.CodeType, loc) -> None:
             "(nonlocal); nopython mode passes them in by value: return the values instead",
             loc,
         )
+
+
+def yields_once_per_item(code: pytypes.CodeType) -> bool:
+    """Whether the generator expression `code` yields exactly once for each item of its
+    iterator: one `for` clause, no `if` clause (jumps inside the yielded expression, such as
+    `a if c else b` or `and`/`or`, stay between the loop's head and the yield)."""
+    if code.co_name != "<genexpr>":
+        return False
+    instructions = list(dis.get_instructions(code))
+    loops = [i for i in instructions if i.opname == "FOR_ITER"]
+    yields = [i for i in instructions if i.opname == "YIELD_VALUE"]
+    if len(loops) != 1 or len(yields) != 1:
+        return False
+    head, yielded = loops[0].offset, yields[0].offset
+    jumps = set(dis.hasjrel) | set(dis.hasjabs)
+    for instr in instructions:
+        if instr.opcode not in jumps or instr is loops[0]:
+            continue
+        if head < instr.offset < yielded:
+            if not head < instr.argval <= yielded:  # an `if` clause skips the yield
+                return False
+        elif instr.argval != head:  # after the yield only the jump back to the loop's head
+            return False
+    return True

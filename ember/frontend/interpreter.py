@@ -348,8 +348,11 @@ class _IRBuilder(ContainerOpcodes):
             # an inner function compiled eagerly (explicit signature) that calls itself: its
             # name is bound once the decorator returns
             if name != self.py_func.__name__ or self.self_reference is None:
-                message = f"free variable '{name}' is not bound yet"
-                raise UnsupportedError(message, inst.loc) from None
+                message = (
+                    f"free variable '{name}' is not bound yet: the enclosing function assigns "
+                    "it after this function is compiled; assign it before the first call"
+                )
+                raise TypingError(message, inst.loc) from None  # the program's error (Numba's)
             value = self.self_reference
         if isinstance(value, RecursiveClosure):
             self._push_recursive_closure(value, inst.loc)
@@ -376,8 +379,9 @@ class _IRBuilder(ContainerOpcodes):
         binder = self._push_expr(ir.Global("bind_closure", bind_closure, loc))
         captured = [ir.Var(name, loc) for name in value.captured]
         env = self._push_expr(ir.BuildTuple(captured, loc))
-        del self.stack[-3:]
-        self._push_expr(ir.Call(binder, [function, env], [], loc))
+        defaults = self._push_expr(ir.BuildTuple([], loc))  # (constants: in the function)
+        del self.stack[-4:]
+        self._push_expr(ir.Call(binder, [function, env, defaults], [], loc))
 
     def op_LOAD_CLOSURE(self, inst: Instruction) -> None:
         """The cell itself: a variable named like it; a cell of an enclosing function (a
@@ -704,12 +708,17 @@ class _IRBuilder(ContainerOpcodes):
 
     def op_SEND(self, inst: Instruction) -> None:
         """`yield from`'s step: the iterator's next item goes on to be yielded; once it is
-        exhausted, the `yield from` expression's value (None: nothing can be sent into a
-        compiled generator, and its iterators return nothing) goes to the jump target."""
+        exhausted, the `yield from` expression's value (what a generator returned, None for
+        other iterators: nothing can be sent into a compiled generator) goes to the jump
+        target."""
+        from ember.library.objects.generators import yield_from_result
+
         self.stack.pop()  # the value sent in: always None here
         iterator = self.stack[-1]
         value, valid = self._next_item(iterator, inst.loc)
-        result = self._const(None)
+        func = self._push_expr(ir.Global("yield_from_result", yield_from_result, inst.loc))
+        self.stack.pop()
+        result = self._push_expr(ir.Call(func, [iterator], [], inst.loc))
         self.stack.pop()
         self._edge(inst.jump_target(), [*self.stack[:-1], result])
         self._edge(inst.next_offset, [*self.stack, value])

@@ -6,7 +6,6 @@ functions."""
 from __future__ import annotations
 
 import ctypes
-import functools
 import operator
 from typing import Any
 
@@ -70,26 +69,23 @@ def release(meminfo: int | None) -> None:
 
 
 def load_runtime() -> None:
+    """Fill the runtime's decref in; from then on boxes release natively (no Python frame)
+    where their slot layout was found."""
+    from ember.jitclasses.native_release import native_del
     from ember.runtime.nrt import runtime
 
     if not _decref:
         _decref.append(runtime().decref)
+        offset = slot_offset("_meminfo")
+        if offset is not None:
+            JitClassBox.__del__ = native_del(JitClassBox, offset)
 
 
-@functools.cache
 def slot_offset(name: str) -> int | None:
-    """Where a box keeps the PyObject* of its slot `name` (`_meminfo`, `_data`; probed: slot
-    layouts are CPython's business), or None when the probe does not find it."""
-    probe = object.__new__(JitClassBox)
-    marker = object()
-    setattr(probe, name, marker)
-    found = None
-    for offset in range(0, JitClassBox.__basicsize__, ctypes.sizeof(ctypes.c_void_p)):
-        if ctypes.c_void_p.from_address(id(probe) + offset).value == id(marker):
-            found = offset
-            break
-    setattr(probe, name, 0)
-    return found
+    """Where a box keeps the PyObject* of its slot `name` (`_meminfo`, `_data`), or None."""
+    from ember.dispatcher.call_slots import class_slot_offset
+
+    return class_slot_offset(JitClassBox, name)
 
 
 def instance_kind(instance_type: types.ClassInstanceType) -> Any:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from llvmlite import ir as llvm
 
 from ember import types
-from ember.lowering.float_bounds import record_range_guard
+from ember.lowering.float_bounds import record_guard
 from ember.lowering.intrinsics import call_intrinsic
 from ember.lowering.registry import lower_cast
 
@@ -86,7 +86,7 @@ def _range_test(builder, value, limit: float):
     value proven within the limit (a clamp) is only tested for NaN (float_bounds.py)."""
     magnitude = call_intrinsic(builder, "llvm.fabs", [value])
     in_range = builder.fcmp_ordered("<", magnitude, llvm.Constant(value.type, limit))
-    record_range_guard(builder, value, in_range, limit)
+    record_guard(builder, in_range)
     return in_range
 
 

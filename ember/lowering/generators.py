@@ -4,8 +4,15 @@
   state {i32 resume index, arguments, saved variables, frame}, and returns it.
 - `symbol$resume`: `i32 (ptr retptr, ptr excinfo, ptr env, ptr state, i8 closing)` runs the
   body from where it stopped. At a yield it saves the variables live after it, stores the item
-  at retptr and returns 0; when the body ends it returns 2 (a zero item at retptr); 1 is an
-  exception. With `closing` it releases what a suspended generator holds and ends it.
+  at retptr and returns 0; when the body ends it returns 2 (a zero item at retptr, the value
+  of its `return` in the state's result field); 1 is an exception. With `closing` (CLOSE) a
+  generator suspended inside a `try` resumes raising GeneratorExit there, so its `finally` and
+  handlers run as Python's close() runs them; elsewhere (or with RELEASE) it releases what the
+  suspended generator holds and ends it.
+- `symbol$result`: `void (ptr out, ptr state)` stores a new reference to the returned value at
+  `out` (StopIteration.value for Python).
+- `symbol$container`: `ptr (ptr state, i32 index)` the meminfo of argument `index` when it is
+  a list or set passed from Python (written back into the Python object after each step).
 - the block's destructor, which closes the generator when its last reference goes.
 
 Library code keeps iterator state in entry-block allocas; in the resume function those become
@@ -31,8 +38,10 @@ from ember.lowering.ownership import borrowed_arguments, moved_statements
 from ember.runtime import nrt
 
 STATUS_STOP = 2  # the body ended (StopIteration)
+CLOSE, RELEASE = 1, 2  # the `closing` argument: close() as Python's, or only release
 _NOT_STARTED, _FINISHED = 0, -1
-_INDEX, _ARGS, _VARS, _FRAME = range(4)
+_INDEX, _RESULT, _ARGS, _VARS, _FRAME = range(5)  # the result field comes first: its place
+# does not depend on the function (generator_return_value reads it knowing only its type)
 
 i8, i32, i64, ptr = refs.i8, refs.i32, refs.i64, refs.ptr
 RESUME_TYPE = llvm.FunctionType(i32, [ptr, ptr, ptr, ptr, i8])
@@ -87,6 +96,48 @@ def _i32(value: int) -> llvm.Constant:
     return llvm.Constant(i32, value)
 
 
+def result_symbol(symbol: str) -> str:
+    return f"{symbol}$result"
+
+
+def compiled_result_reader(gen_type: types.Generator) -> tuple:
+    """(library, symbol) of the function reading what a compiled generator returned."""
+    library, resume = compiled_resume(gen_type)
+    return library, result_symbol(resume.removesuffix("$resume"))
+
+
+def container_symbol(symbol: str) -> str:
+    return f"{symbol}$container"
+
+
+def compiled_container_reader(gen_type: types.Generator) -> tuple:
+    """(library, symbol) of the function giving a generator's list or set argument."""
+    library, resume = compiled_resume(gen_type)
+    return library, container_symbol(resume.removesuffix("$resume"))
+
+
+def reflected_arguments(gen_type: types.Generator) -> list[int]:
+    """The indexes of the arguments that are lists or sets (reflected: Python's own)."""
+    return [i for i, t in enumerate(gen_type.arg_types) if isinstance(t, (types.List, types.Set))]
+
+
+def _result_data_type(context, gen_type: types.Generator) -> llvm.Type:
+    if gen_type.return_type is types.none:
+        return llvm.LiteralStructType([])
+    return context.data_type(gen_type.return_type)
+
+
+def load_return_value(context, builder: llvm.IRBuilder, gen_type, state: llvm.Value):
+    """A new reference to the value the finished generator at `state` returned (zero while
+    it runs: the field is zeroed until its `return`)."""
+    model = model_of(gen_type.return_type)
+    head = llvm.LiteralStructType([i32, _result_data_type(context, gen_type)])
+    field = builder.gep(state, [_i32(0), _i32(_RESULT)], inbounds=True, source_etype=head)
+    value = model.from_data(builder, builder.load(field, typ=model.data_type))
+    refs.incref(builder, gen_type.return_type, value)
+    return value
+
+
 class _FrameBuilder(llvm.IRBuilder):
     """Turns library code's entry-block allocas into frame fields of the generator state, and
     moves their entry-block initial stores to the first run (the state starts zeroed)."""
@@ -124,6 +175,7 @@ class GeneratorLowerer(FunctionLowerer):
         self.saved: dict[str, int] = {}  # variable -> field in the saved-variables struct
         self.yields: dict[int, tuple[llvm.Block, list[str]]] = {}  # index -> (block, saved)
         self.yield_returns: set[int] = set()
+        self.protected_yields: set[int] = set()  # indexes of yields inside a `try`
         self.stored: dict[str, list] = {}  # variable -> values the body stores into it
         self.loaded_from: dict[int, str] = {}  # id(load of a variable) -> its name
         self.saves: dict[str, list] = {}  # variable -> stores saving it at yields
@@ -153,6 +205,7 @@ class GeneratorLowerer(FunctionLowerer):
         self.builder.branch(dispatch)
         for label in sorted(self.func_ir.blocks):
             self.builder.position_at_end(self.llvm_blocks[label])
+            self.lowering_label = label
             first_new_block = len(function.blocks)
             for stmt in self.func_ir.blocks[label].body:
                 self._lower_statement(stmt)
@@ -164,11 +217,14 @@ class GeneratorLowerer(FunctionLowerer):
         self._emit_dispatch(dispatch, actions)
         self.state_type.set_body(
             i32,
+            _result_data_type(self.context, self.gen_type),
             llvm.LiteralStructType([model_of(t).data_type for t in self.sig.args]),
             llvm.LiteralStructType([self._saved_type(name) for name in self.saved]),
             llvm.LiteralStructType(self.frame_types),
         )
         self._emit_maker()
+        self._emit_result_reader()
+        self._emit_container_reader()
         return function
 
     # ------------------------------------------------------------------ state
@@ -210,6 +266,11 @@ class GeneratorLowerer(FunctionLowerer):
 
     def _lower_statement(self, stmt: ir.Stmt) -> None:
         if isinstance(stmt, ir.Return):
+            returned = self.gen_type.return_type
+            if returned is not types.none:  # the state takes over the returned reference
+                value = self.load_as(stmt.value, returned)
+                data = model_of(returned).as_data(self.builder, value)
+                self.builder.store(data, self._field(_RESULT))
             self._store_item(llvm.Constant(self.context.data_type(self.gen_type.yield_type), None))
             self.builder.ret(llvm.Constant(i32, STATUS_STOP))
             return
@@ -246,6 +307,12 @@ class GeneratorLowerer(FunctionLowerer):
             restore = builder.store(model.from_data(builder, data), self._slot(name))
             self.restores.setdefault(name, []).append(restore)
         self.yields[expr.index] = (resume, saved)
+        if self.lowering_label in self.func_ir.exception_handlers:
+            # closed here: GeneratorExit raised at the yield, into the `try`'s handlers
+            self.protected_yields.add(expr.index)
+            closing = builder.icmp_unsigned("!=", self.function.args[4], llvm.Constant(i8, 0))
+            with builder.if_then(closing, likely=False):
+                self.context.raise_error(builder, GeneratorExit)
         return self.context.get_dummy_value(result_type)
 
     def load(self, var: ir.Var) -> llvm.Value:
@@ -350,9 +417,18 @@ class GeneratorLowerer(FunctionLowerer):
         builder.position_at_end(closing)
         switch = builder.switch(builder.load(self._field(_INDEX), typ=i32), release)
         switch.add_case(_i32(_FINISHED), done)
-        for index, (_, saved) in self.yields.items():
+        for index, (resume, saved) in self.yields.items():
             block = self.function.append_basic_block(f"close.{index}")
-            switch.add_case(_i32(index), block)
+            if index in self.protected_yields:  # run its handlers, unless only releasing
+                choose = self.function.append_basic_block(f"close.handlers.{index}")
+                switch.add_case(_i32(index), choose)
+                builder.position_at_end(choose)
+                only_release = builder.icmp_unsigned(
+                    "==", self.function.args[4], llvm.Constant(i8, RELEASE)
+                )
+                builder.cbranch(only_release, block, resume)
+            else:
+                switch.add_case(_i32(index), block)
             builder.position_at_end(block)
             for name in saved:
                 if self._owns(name):
@@ -365,7 +441,14 @@ class GeneratorLowerer(FunctionLowerer):
         self._emit_finish(actions)
         builder.branch(done)
         builder.position_at_end(done)
-        builder.ret(llvm.Constant(i32, callconv.STATUS_OK))
+        returned = self.gen_type.return_type
+        if refs.needs_refcount(returned):  # closing twice releases it once
+            model = model_of(returned)
+            field = self._field(_RESULT)
+            data = builder.load(field, typ=model.data_type)
+            refs.decref(builder, returned, model.from_data(builder, data))
+            builder.store(llvm.Constant(model.data_type, None), field)
+        builder.ret(llvm.Constant(i32, STATUS_STOP))  # (STATUS_OK: it yielded while closing)
 
     # ------------------------------------------------------------------ making the generator
 
@@ -394,6 +477,45 @@ class GeneratorLowerer(FunctionLowerer):
         )
         callconv.return_value(builder, self.sig, maker, result)
 
+    def _emit_result_reader(self) -> None:
+        """`symbol$result(out, state)`: the returned value for Python's StopIteration."""
+        function = llvm.Function(
+            self.module, llvm.FunctionType(llvm.VoidType(), [ptr, ptr]), result_symbol(self.symbol)
+        )
+        builder = llvm.IRBuilder(function.append_basic_block("entry"))
+        returned = self.gen_type.return_type
+        if returned is not types.none:
+            value = load_return_value(self.context, builder, self.gen_type, function.args[1])
+            builder.store(model_of(returned).as_data(builder, value), function.args[0])
+        builder.ret_void()
+
+    def _emit_container_reader(self) -> None:
+        """`symbol$container(state, index)`: the meminfo of a list or set argument (NULL for
+        other indexes)."""
+        function = llvm.Function(
+            self.module, llvm.FunctionType(ptr, [ptr, i32]), container_symbol(self.symbol)
+        )
+        builder = llvm.IRBuilder(function.append_basic_block("entry"))
+        other = function.append_basic_block("other")
+        switch = builder.switch(function.args[1], other)
+        for index in reflected_arguments(self.gen_type):
+            typ = self.sig.args[index]
+            case = function.append_basic_block(f"arg{index}")
+            switch.add_case(_i32(index), case)
+            builder.position_at_end(case)
+            model = model_of(typ)
+            field = builder.gep(
+                function.args[0],
+                [_i32(0), _i32(_ARGS), _i32(index)],
+                inbounds=True,
+                source_etype=self.state_type,
+            )
+            value = model.from_data(builder, builder.load(field, typ=model.data_type))
+            (path,) = refs.meminfo_paths(typ)
+            builder.ret(builder.extract_value(value, list(path)) if path else value)
+        builder.position_at_end(other)
+        builder.ret(llvm.Constant(ptr, None))
+
     def _emit_destructor(self) -> llvm.Function:
         destructor = llvm.Function(
             self.module, llvm.FunctionType(llvm.VoidType(), [ptr]), f"{self.symbol}$close"
@@ -404,7 +526,12 @@ class GeneratorLowerer(FunctionLowerer):
         excinfo = builder.alloca(callconv.EXCINFO_TYPE)
         state = nrt.emit_data_pointer(builder, destructor.args[0])
         null = llvm.Constant(ptr, None)
-        builder.call(self.function, [item, excinfo, null, state, llvm.Constant(i8, 1)])
+        args = [item, excinfo, null, state, llvm.Constant(i8, CLOSE)]
+        status = builder.call(self.function, args)
+        # (an exception its handlers raise is dropped: nobody is there to catch it)
+        yielded_again = builder.icmp_signed("==", status, llvm.Constant(i32, callconv.STATUS_OK))
+        with builder.if_then(yielded_again, likely=False):  # it ignored GeneratorExit
+            builder.call(self.function, [*args[:4], llvm.Constant(i8, RELEASE)])
         builder.ret_void()
         return destructor
 
@@ -433,5 +560,7 @@ def lower_generator(context, module, func_ir, typing, sig, symbol, library) -> G
     lowerer = GeneratorLowerer(context, module, func_ir, typing, sig, symbol)
     lowerer.lower()
     library.export(resume_symbol(symbol))
+    library.export(result_symbol(symbol))
+    library.export(container_symbol(symbol))
     _compiled[gen_type] = (library, resume_symbol(symbol))
     return lowerer

@@ -23,7 +23,7 @@ from ember.lowering.block_values import block_local_values, is_long
 from ember.lowering.calls import CallLowering
 from ember.lowering.context import LLVM_INLINE_ATTRIBUTES, CPUContext
 from ember.lowering.deferred_loops import DeferredLoopLowering
-from ember.lowering.float_bounds import narrow_range_guards
+from ember.lowering.float_bounds import narrow_guards
 from ember.lowering.int_ranges import (
     VariableRanges,
     divisors_varying_in_loops,
@@ -153,7 +153,7 @@ class FunctionLowerer(CallLowering, DeferredLoopLowering):
             self.statement_locations.before(self.builder, self.func_ir.loc)
         self.exception_routing.finish()
         self._release_at_exits()
-        narrow_range_guards(self.function)
+        narrow_guards(self.function)
         if unwinding:
             qualname = self.func_ir.qualname
             stack_check.define_unwinding_entry(self.context, self.function, self.symbol, qualname)

@@ -14,6 +14,7 @@ from llvmlite import ir as llvm
 
 from ember import types
 from ember.lowering.casts import make_complex
+from ember.lowering.float_bounds import record_guard
 from ember.lowering.intrinsics import call_c_library, call_intrinsic
 from ember.lowering.registry import lower_builtin
 from ember.typing.signature import signature
@@ -498,6 +499,7 @@ for _fn, _method in _FLOAT_SIMPLE.items():
 def _check_float_divisor(context, builder, divisor, message: str) -> None:
     if _python_errors(context):
         is_zero = builder.fcmp_ordered("==", divisor, llvm.Constant(divisor.type, 0.0))
+        record_guard(builder, is_zero)  # (dropped where the divisor cannot be zero: 1 + x * x)
         context.guard(builder, is_zero, ZeroDivisionError, message)
 
 

@@ -16,6 +16,7 @@ from typing import NamedTuple
 from llvmlite import ir as llvm
 
 from ember import types
+from ember.lowering.float_bounds import record_guard
 from ember.lowering.intrinsics import call_intrinsic
 from ember.lowering.numbers import (
     c_pow,
@@ -89,7 +90,7 @@ def _flagged_fractional(context, builder, number: float | None) -> bool:
         and not number.is_integer()
         and not context.options.fastmath_flags
         and None not in _operator_errors(context)
-        and _checks_only_flag(context, builder)
+        and checks_only_flag(context, builder)
     )
 
 
@@ -137,7 +138,7 @@ def integer_power(context, builder, base, exponent, exponent_type, errors: Error
         if value < 0 and zero_division is not None:
             _check_zero_base(context, builder, base, llvm.Constant(llvm.IntType(1), 1), errors)
         if overflow is not None and abs(value) <= _LOOP_LIMIT:
-            flags_only = _checks_only_flag(context, builder)
+            flags_only = checks_only_flag(context, builder)
             deferred = context.deferred_checks
             if value > 2 and (deferred is None or not deferred.deferring(builder)):
                 return _branching_power(context, builder, base, value, overflow)
@@ -170,11 +171,13 @@ def _check_overflowing_base(
     threshold = _overflow_threshold(is_float32, value)
     if value < 0:  # small bases overflow (zero raised ZeroDivisionError already)
         blew_up = builder.fcmp_ordered("<", magnitude, llvm.Constant(base.type, threshold))
+        record_guard(builder, blew_up)  # (false for a base bounded away: (1 + x * x) ** -2)
         context.guard(builder, blew_up, *overflow)
         return None
     above = builder.fcmp_ordered(">", magnitude, llvm.Constant(base.type, threshold))
-    finite_above = above if flags_only else _finite_above(builder, base, threshold)
-    context.guard(builder, finite_above, *overflow)
+    record_guard(builder, above)  # (false for a bounded base: math.sin(x) ** 2)
+    finitely_above = above if flags_only else finite_above(builder, base, threshold)
+    context.guard(builder, finitely_above, *overflow)
     return above
 
 
@@ -204,19 +207,23 @@ def _branching_power(context, builder, base, value: int, overflow: tuple):
     return _phi(builder, [(power, usual), (rare_power, rare)])
 
 
-def _finite_above(builder, value, threshold: float):
-    """threshold < |value| < inf, by one unsigned comparison of the magnitude's bits (which
-    order as the floats do; shifted left, which drops the sign in one instruction) offset by
-    those of the threshold's successor."""
+def finite_above(builder, value, threshold: float, of_magnitude: bool = True):
+    """threshold < |value| < inf (not `of_magnitude`: threshold < value < inf), by one unsigned
+    comparison of the bits (which order as non-negative floats do; for the magnitude shifted
+    left, which drops the sign in one instruction; else a negative value's sign bit puts it
+    beyond every positive one) offset by those of the threshold's successor."""
     width = 32 if isinstance(value.type, llvm.FloatType) else 64
     int_type = llvm.IntType(width)
-    doubled = builder.shl(builder.bitcast(value, int_type), int_type(1))
-    first = (_bits(threshold, width) + 1) << 1
-    offset = builder.sub(doubled, int_type(first))
-    return builder.icmp_unsigned("<", offset, int_type((_bits(math.inf, width) << 1) - first))
+    bits = builder.bitcast(value, int_type)
+    shift = 1 if of_magnitude else 0
+    if of_magnitude:
+        bits = builder.shl(bits, int_type(1))
+    first = (_bits(threshold, width) + 1) << shift
+    offset = builder.sub(bits, int_type(first))
+    return builder.icmp_unsigned("<", offset, int_type((_bits(math.inf, width) << shift) - first))
 
 
-def _checks_only_flag(context, builder) -> bool:
+def checks_only_flag(context, builder) -> bool:
     """Whether a failing check emitted now only flags its loop, which then runs again with its
     checks in place (ember/lowering/deferred_checks.py): the values computed meanwhile are
     discarded where a check failed."""
@@ -258,6 +265,7 @@ def _operator_errors(context) -> Errors:
 
 def _check_zero_base(context, builder, base, negative, errors: Errors) -> None:
     zero_base = builder.fcmp_ordered("==", base, llvm.Constant(base.type, 0.0))
+    record_guard(builder, zero_base)  # (false for a base bounded away from zero)
     context.guard(builder, builder.and_(zero_base, negative), *errors[0])
 
 
@@ -360,7 +368,7 @@ def _branch_free(context, builder, base, errors: Errors) -> bool:
     return (
         isinstance(base.type, llvm.DoubleType)
         and None not in errors
-        and _checks_only_flag(context, builder)
+        and checks_only_flag(context, builder)
     )
 
 

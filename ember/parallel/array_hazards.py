@@ -34,7 +34,7 @@ VARYING = "varying"
 FIXED = "fixed"
 
 
-def _own_slab(place) -> int | None:
+def own_slab(place) -> int | None:
     """The position of the loop index when `place` is the iteration's own slab, else None."""
     return place[1] if isinstance(place, tuple) and place[0] == "at" and place[2] == 0 else None
 
@@ -73,13 +73,13 @@ class ArrayHazards:
         self._gather()
         for array in sorted(self.written):
             for place, text, write in self.accesses[array]:
-                if write and _own_slab(place) is None:
+                if write and own_slab(place) is None:
                     raise NotParallel(
                         f"'{array}' is written at an index that does not hold the loop index "
                         f"({text}): two iterations may write the same element"
                     )
         return {
-            array: ({_own_slab(place) for place, _, _ in accesses}, array in self.written)
+            array: ({own_slab(place) for place, _, _ in accesses}, array in self.written)
             for array, accesses in self.accesses.items()
         }
 
@@ -103,6 +103,7 @@ class ArrayHazards:
                 continue
             _check_same_elements(array, accesses)
             _check_shifted(array, accesses)
+            _check_reads_elsewhere(array, accesses)
             text = _odd_write(accesses)
             trusted.append(
                 f"'{array}' is written at elements not tied to one iteration ({text}): it runs "
@@ -220,6 +221,8 @@ class ArrayHazards:
             self._note_operands(stmt, value.sources())
 
     def _track_call(self, stmt: ir.Assign, call: ir.Call, target: str) -> None:
+        if getattr(self.typemap.get(call.func.name), "typing_key", None) is len:
+            return  # reads the shape only
         arrays = [v for v in call.sources() if v.name in self.origin]
         self._note_operands(stmt, arrays)
         if arrays and _is_array(self.typemap.get(target)):
@@ -322,6 +325,21 @@ def _check_same_elements(array: str, accesses: list) -> None:
                 f"'{array}' is written at an index that does not hold the loop index and is "
                 f"the same in every iteration ({text}): the iterations would overwrite each "
                 "other's elements (a race in parallel)"
+            )
+
+
+def _check_reads_elsewhere(array: str, accesses: list) -> None:
+    """Writes all at the iteration's own slab (`a[i] = ...`) and a read elsewhere (`a[n - 1 -
+    i]`, `a[0]`, `a[:, i]`, the whole array): iteration i reads an element another iteration
+    writes, before or after it depending on the threads (the serial loop fixes the order)."""
+    writes = {place for place, _, write in accesses if write}
+    if len(writes) != 1 or own_slab(next(iter(writes))) is None:
+        return
+    for place, text, write in accesses:
+        if not write and place not in writes:
+            raise NotParallel(
+                f"'{array}' is written at the loop index and read at elements other "
+                f"iterations write ({text}): a cross-iteration dependence"
             )
 
 
@@ -644,6 +662,101 @@ def _parameter_origins(statements: list, typemap: dict) -> dict[str, set[int]]:
             for var in sources:
                 origins.setdefault(target, set()).update(origins.get(var.name, ()))
     return origins
+
+
+# NumPy functions and array methods whose result may share its first operand's memory
+_VIEW_FUNCTIONS = {np.reshape, np.ravel, np.transpose, np.squeeze, np.swapaxes, np.asarray,
+                   np.ascontiguousarray, np.asfortranarray, np.atleast_1d, np.atleast_2d,
+                   np.atleast_3d, np.expand_dims, np.moveaxis, np.broadcast_to, np.diagonal,
+                   np.flip, np.fliplr, np.flipud, np.rot90, np.real, np.imag}  # fmt: skip
+_VIEW_METHODS = {"reshape", "ravel", "transpose", "view", "swapaxes", "squeeze", "diagonal"}
+
+
+def shared_memory(func_ir, typemap: dict, written: set[str], arrays: list[str]) -> list:
+    """[(written, other, root, same_layout)] for each array `written` the loop writes and
+    `other` it also reaches, both views of one array `root` made in the function (`b = a[1:]`,
+    `a.T`, `a.reshape(...)`, `b = a`): each name's own-slab proof says nothing about the
+    other's elements, unless `same_layout` (`b = a`, `b = a[:]`: equal indices, equal
+    elements). Arguments that alias each other are the caller's business, as in Numba."""
+    statements = [s for _, s in func_ir.statements()]
+    roots = _memory_roots(statements, typemap)
+    same = _same_layout(statements)
+    found = []
+    for name in sorted(written):
+        for other in sorted(set(arrays) - {name}):
+            common = roots.get(name, {name}) & roots.get(other, {other})
+            if common:
+                alike = same.get(name, name) == same.get(other, other)
+                found.append((name, other, min(common), alike))
+    return found
+
+
+def _memory_roots(statements: list, typemap: dict) -> dict[str, set[str]]:
+    """Array (and bound method) variable -> the names of the arrays whose memory it may view:
+    itself when it holds a new array or an argument."""
+    roots: dict[str, set[str]] = {}
+    for _ in range(2):  # twice: a block may use a view made in a later-numbered block
+        for stmt in statements:
+            if isinstance(stmt, ir.Assign):
+                typ = typemap.get(stmt.target.name)
+                if isinstance(typ, (types.Array, types.BoundFunction)):
+                    sources = _view_sources(stmt.value, typemap)
+                    found = set().union(*(roots.get(v.name, {v.name}) for v in sources))
+                    roots.setdefault(stmt.target.name, set()).update(found or {stmt.target.name})
+    return roots
+
+
+def _same_layout(statements: list) -> dict[str, str]:
+    """Variable -> the variable it is a plain copy or a whole view (`a[:]`) of, followed back
+    as far as each step is the only definition."""
+    definitions = single_definitions(statements)
+    found = {}
+    for name in definitions:
+        source, seen = name, set()
+        while source in definitions and source not in seen:
+            seen.add(source)
+            value = definitions[source].value
+            if isinstance(value, ir.Var):
+                source = value.name
+            elif isinstance(value, ir.StaticGetItem) and _whole(value.index):
+                source = value.value.name
+            else:
+                break
+        found[name] = source
+    return found
+
+
+def _whole(index) -> bool:
+    """`:` (or `:, :`, ...): every element in place."""
+    if isinstance(index, tuple):
+        return bool(index) and all(_whole(item) for item in index)
+    return index == slice(None, None, None)
+
+
+def _view_sources(value, typemap: dict) -> list[ir.Var]:
+    """The variables whose memory `value` may share ([] for a new array)."""
+    if isinstance(value, ir.Var):
+        return [value]
+    if isinstance(value, ir.StaticGetItem):
+        return [value.value]
+    if isinstance(value, ir.GetItem):  # an array or list index makes a copy
+        index = typemap.get(value.index.name)
+        return [] if isinstance(index, (types.Array, types.List)) else [value.value]
+    if isinstance(value, ir.GetAttr):
+        return (
+            [value.value]
+            if value.attr in ("T", "real", "imag") or (value.attr in _VIEW_METHODS)
+            else []
+        )
+    if isinstance(value, ir.Call):
+        fnty = typemap.get(value.func.name)
+        if isinstance(fnty, types.BoundFunction):
+            return [value.func] if fnty.attr in _VIEW_METHODS else []
+        if isinstance(fnty, types.Function):
+            return value.args[:1] if fnty.typing_key in _VIEW_FUNCTIONS else []
+        if isinstance(fnty, types.DispatcherType):  # may return a view of an argument
+            return [v for v in value.args if _is_array(typemap.get(v.name))]
+    return []
 
 
 def _writes_first_argument(fnty) -> bool:

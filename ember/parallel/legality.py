@@ -30,7 +30,14 @@ from dataclasses import dataclass, field
 from ember import types
 from ember.ir import nodes as ir
 from ember.parallel import reductions as red
-from ember.parallel.array_hazards import ArrayHazards, NotParallel, same_index, single_definitions
+from ember.parallel.array_hazards import (
+    ArrayHazards,
+    NotParallel,
+    own_slab,
+    same_index,
+    shared_memory,
+    single_definitions,
+)
 from ember.parallel.loops import PrangeLoop
 
 
@@ -111,9 +118,28 @@ def analyze(func_ir, typemap: dict, loop: PrangeLoop, live_in: dict) -> LoopAnal
     hazards = ArrayHazards(statements, typemap, params, index_aliases, body)
     trusted = hazards.check()
     accumulated = {name for name, _ in hazards.accumulated}
+    _check_shared_memory(func_ir, typemap, hazards, hazards.written | accumulated, params)
     reductions += [(name, kind, True) for name, kind in hazards.accumulated]
     params = [name for name in params if name not in accumulated]
     return LoopAnalysis(params, reductions, index_aliases, dropped, trusted, last_values)
+
+
+def _check_shared_memory(func_ir, typemap, hazards: ArrayHazards, written, params) -> None:
+    """Arrays the body writes that share memory with other arrays it reaches: only plain
+    copies or whole views (`b = a`, `b = a[:]`) both reached at the iteration's own slab
+    alone keep the iterations apart."""
+    arrays = [name for name in params if isinstance(typemap.get(name), types.Array)]
+    if not written:
+        return
+    for name, other, root, alike in shared_memory(func_ir, typemap, written, arrays):
+        places = {place for n in (name, other) for place, _, _ in hazards.accesses.get(n, ())}
+        if alike and len(places) == 1 and own_slab(next(iter(places))) is not None:
+            continue
+        raise NotParallel(
+            f"the body writes '{name}' and reads '{other}', which may share memory (both "
+            f"views of '{root}'): an element one iteration writes may be one another "
+            "iteration reaches through the other name"
+        )
 
 
 def _fresh_each_iteration(name: str, func_ir, loop: PrangeLoop, defs: set[str]) -> bool:
@@ -439,9 +465,11 @@ _QUIET_OPERATORS = {
 
 def _short_circuit(name, body, statements, typemap) -> str | None:
     """'|' when the body keeps the boolean `name` as `f = f or c`, '&' for `f = f and c` (c a
-    boolean): the frontend's `f = $p` with `$p = f` before the branch on f and `$p = c` in
-    the block computing c. Each chunk's f starts False (True), so a chunk evaluates c where
-    the serial loop skips it: c may only compute values (array reads, quiet operators)."""
+    boolean test, itself possibly `a and b`, `a or b`, `x if p else y` over several blocks):
+    the frontend's `f = $p` with `$p = f` before the branch on f and `$p = <test value>` where
+    each way through the test ends. Each chunk's f starts False (True), so a chunk evaluates
+    c where the serial loop skips it: c may only compute values (array reads, quiet
+    operators)."""
     if not isinstance(typemap[name], types.Boolean):
         return None
     stores = _assignments(name, statements)
@@ -449,29 +477,64 @@ def _short_circuit(name, body, statements, typemap) -> str | None:
         return None
     chosen = stores[0].value.name
     picks = _assignments(chosen, statements)
-    if len(picks) != 2 or not all(isinstance(getattr(p, "value", None), ir.Var) for p in picks):
+    if len(picks) < 2 or not all(isinstance(getattr(p, "value", None), ir.Var) for p in picks):
         return None
     kept = [p for p in picks if p.value.name == name]
     tested = [p for p in picks if p.value.name != name]
-    if len(kept) != 1 or not isinstance(typemap.get(tested[0].value.name), types.Boolean):
+    if len(kept) != 1 or not all(
+        isinstance(typemap.get(p.value.name), types.Boolean) for p in tested
+    ):
         return None
     label_of = {id(st): label for label, b in body.items() for st in b.body}
     branch = body[label_of[id(kept[0])]].terminator
-    join, test = label_of[id(stores[0])], label_of[id(tested[0])]
+    join = label_of[id(stores[0])]
     if not isinstance(branch, ir.Branch) or branch.cond.name != name:
         return None
-    kind = {(join, test): "|", (test, join): "&"}.get((branch.truebr, branch.falsebr))
-    block = body[test]
-    if kind is None or block.successors() != [join]:
+    kind = {branch.truebr: "|", branch.falsebr: "&"}.get(join)
+    start = branch.falsebr if kind == "|" else branch.truebr
+    region = _test_region(body, start, join)
+    if kind is None or start == join or region is None:
         return None
-    for stmt in block.body:
-        if not (isinstance(stmt, (ir.Del, ir.Jump)) or _quiet(stmt, typemap)):
-            return None
+    if any(label_of[id(p)] not in region for p in tested):
+        return None
+    for label in region:
+        for stmt in body[label].body:
+            if not (isinstance(stmt, (ir.Del, ir.Jump, ir.Branch)) or _quiet(stmt, typemap)):
+                return None
+            # a named variable assigned by the test (`(x := a[i]) > 0`) would be assigned
+            # where the serial loop skips the test: its value after the loop would differ
+            if any(not target.name.startswith("$") for target in stmt.targets()):
+                return None
     reads = {id(st) for st in statements if name in {v.name for v in st.sources()}}
     uses = [st for st in statements if chosen in {v.name for v in st.sources()}]
     if reads != {id(kept[0]), id(branch)} or uses != [stores[0]]:
         return None
     return kind
+
+
+def _test_region(body, start: int, join: int) -> set[int] | None:
+    """The blocks of a condition's test from `start` on: every way through them leads
+    forward to `join` (no loop, nothing leaving the region elsewhere); None otherwise."""
+    region: set[int] = set()
+    on_path: set[int] = set()
+
+    def visit(label: int) -> bool:
+        if label == join:
+            return True
+        if label in on_path or label not in body:
+            return False  # a loop, or leaving the body
+        if label in region:
+            return True
+        on_path.add(label)
+        region.add(label)
+        terminator = body[label].terminator
+        ok = isinstance(terminator, (ir.Jump, ir.Branch)) and all(
+            visit(successor) for successor in body[label].successors()
+        )
+        on_path.discard(label)
+        return ok
+
+    return region if visit(start) else None
 
 
 def _quiet(stmt, typemap: dict) -> bool:

@@ -368,6 +368,8 @@ def _argument_type(
             return arg_types[value.index] if value.index < len(arg_types) else None
         if isinstance(value, (ir.Const, ir.Global, ir.FreeVar)):
             return _constant_type(value.value)
+        if isinstance(value, ir.Yield):  # nothing can be sent into a compiled generator
+            return types.none
         if isinstance(value, ir.StaticGetItem):  # `i, x = (k, item)` of an unrolled enumerate
             value = _display_item(value, definitions)
         if not isinstance(value, ir.Var):

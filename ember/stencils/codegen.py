@@ -41,6 +41,7 @@ class StencilTypes:
     out: types.Array | None
     arrays: tuple[str, ...]  # the relatively indexed parameters that are arrays
     neighborhood: Neighborhood
+    run_time_offsets: int = 0  # index offsets passed after the bounds (one per dimension)
 
 
 @dataclass(frozen=True)
@@ -179,7 +180,10 @@ def loop_nest_source(
     over the points where the whole neighborhood is inside the input."""
     first = kernel.params[0]
     bounds = run_time_bound_names(kernel, sig.neighborhood)
-    params = [*kernel.params, *bounds, *(["out"] if sig.out is not None else [])]
+    offsets = fresh_names(
+        kernel.identifiers, [f"_stencil_off{dim}" for dim in range(sig.run_time_offsets)]
+    )
+    params = [*kernel.params, *bounds, *offsets, *(["out"] if sig.out is not None else [])]
     lines = [f"def {name}({', '.join(params)}):"]
     for array in sig.arrays:
         if array != first:
@@ -190,6 +194,7 @@ def loop_nest_source(
             lines.append(f"    out[...] = {_CVAL}")
     else:
         lines.append(f"    out = {_NUMPY}.full({first}.shape, {_CVAL}, {_DTYPE})")
+    lines += _offset_checks(kernel, sig, bounds, offsets)
     indent = "    "
     for dim, (index_name, (low, high)) in enumerate(zip(index_names, sig.neighborhood)):
         if low is None:  # bounds given when the stencil runs
@@ -200,12 +205,33 @@ def loop_nest_source(
         lines.append(f"{indent}for {index_name} in range({start}, {stop}):")
         indent += "    "
     point = ", ".join(index_names)
-    call = f"{kernel_name}({', '.join([*kernel.params, *index_names])})" + (
-        "[()]" if zero_dim else ""
-    )
+    # run-time index offsets move the point the kernel reads around, not the one written
+    read_at = [f"{index} + {offset}" for index, offset in zip(index_names, offsets)] or index_names
+    call = f"{kernel_name}({', '.join([*kernel.params, *read_at])})" + ("[()]" if zero_dim else "")
     lines.append(f"{indent}out[{point}] = {call}")
     lines.append("    return out")
     return "\n".join(lines)
+
+
+def _offset_checks(kernel: Kernel, sig: StencilTypes, bounds: list, offsets: list) -> list:
+    """Lines refusing run-time index offsets that move the kernel's constant indices out of
+    the neighborhood (the loops keep only the neighborhood inside the input)."""
+    lines = []
+    indices = [index for index in kernel.indices if index.array in sig.arrays]
+    for dim, offset in enumerate(offsets):
+        known = [index.offsets[dim] for index in indices if index.offsets[dim] is not None]
+        if not known:
+            continue
+        low, high = sig.neighborhood[dim]
+        if low is None:
+            low, high = bounds[2 * dim : 2 * dim + 2]
+        message = (
+            f"index_offsets move the indices of stencil kernel {kernel.name} out of its "
+            f"neighborhood in dimension {dim}: pass offsets that keep every index inside it"
+        )
+        lines.append(f"    if {offset} + {min(known)} < {low} or {offset} + {max(known)} > {high}:")
+        lines.append(f"        raise ValueError({message!r})")
+    return lines
 
 
 def run_time_bound_names(kernel: Kernel, neighborhood) -> list[str]:

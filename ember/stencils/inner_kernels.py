@@ -34,7 +34,12 @@ def make_inner_stencils(func_ir: ir.FunctionIR, func_globals: dict[str, Any]) ->
             continue
         options = [*options, *call.kws]
         bounds = _run_time_bounds(options, definitions, func_globals)
-        given = [(k, v) for k, v in options if not (bounds and k == "neighborhood")]
+        offsets = _run_time_offsets(options, definitions, func_globals)
+        given = [
+            (k, v)
+            for k, v in options
+            if not (bounds and k == "neighborhood") and not (offsets and k == "index_offsets")
+        ]
         keywords = _constants(given, definitions, func_globals)
         if keywords is None or kernel.closure:
             raise _not_compile_time(kernel, options, definitions, func_globals)
@@ -46,7 +51,10 @@ def make_inner_stencils(func_ir: ir.FunctionIR, func_globals: dict[str, Any]) ->
         )
         if bounds:
             made.take_neighborhood_when_run(len(bounds) // 2)
-            _pass_bounds(func_ir, stmt.target.name, bounds, definitions)
+        if offsets:
+            made.take_index_offsets_when_run(len(offsets))
+        if bounds or offsets:
+            _pass_bounds(func_ir, stmt.target.name, [*(bounds or ()), *offsets], definitions)
         stmt.value = ir.Global(f"stencil.{kernel.code.co_name}", made, stmt.loc)
         replaced_callees.add(call.func.name)
     _remove_unread_lookups(func_ir, replaced_callees)
@@ -70,8 +78,18 @@ def _run_time_bounds(keywords: list, definitions: dict, func_globals: dict) -> l
     return bounds
 
 
+def _run_time_offsets(keywords: list, definitions: dict, func_globals: dict) -> list:
+    """The variables of `index_offsets=(d0, ...)` when some are not constants; [] otherwise."""
+    given = dict(keywords).get("index_offsets")
+    if given is None or _value(given, definitions, func_globals) is not _UNKNOWN:
+        return []
+    items = _definition(given, definitions)
+    return list(items.items) if isinstance(items, ir.BuildTuple) and items.items else []
+
+
 def _pass_bounds(func_ir: ir.FunctionIR, made: str, bounds: list, definitions: dict) -> None:
-    """Append the neighborhood's bounds to the arguments of the calls of the stencil."""
+    """Append the neighborhood's bounds (and run-time index offsets) to the arguments of the
+    calls of the stencil."""
     target = _definition(ir.Var(made, bounds[0].loc), definitions)
     for _, stmt in func_ir.statements():
         if isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.Call):

@@ -50,10 +50,14 @@ class Kernel:
 
 
 def read_kernel(
-    func: Callable, standard_indexing: Iterable[str], known_params: dict[str, int] | None = None
+    func: Callable,
+    standard_indexing: Iterable[str],
+    known_params: dict[str, int] | None = None,
+    index_offsets: tuple[int, ...] = (),
 ) -> Kernel:
-    """Parse `func`'s source and collect its relative indices; StencilError for a kernel that
-    cannot be a stencil (no source, *args, an unknown `standard_indexing` name)."""
+    """Parse `func`'s source and collect its relative indices, each shifted by
+    `index_offsets` (one offset per dimension); StencilError for a kernel that cannot be a
+    stencil (no source, *args, an unknown `standard_indexing` name)."""
     definition = _parse_definition(func)
     arguments = definition.args
     if arguments.vararg or arguments.kwarg or arguments.kwonlyargs or arguments.posonlyargs:
@@ -82,6 +86,8 @@ def read_kernel(
         )
     relative = {name for name in params if name not in standard}
     _refuse_stores(definition, set(params))
+    if index_offsets:
+        _OffsetIndices(relative, index_offsets, definition.name).visit(definition)
     subscripts = [
         node
         for node in ast.walk(definition)
@@ -104,6 +110,37 @@ def read_kernel(
         if isinstance(node, (ast.Name, ast.arg))
     )
     return Kernel(func, definition, params, standard, indices, identifiers)
+
+
+class _OffsetIndices(ast.NodeTransformer):
+    """`index_offsets=(d0, d1)`: every relative index `a[k0, k1]` reads `a[k0 + d0, k1 + d1]`
+    (Numba's option; the neighborhood, when inferred, is that of the shifted indices)."""
+
+    def __init__(self, arrays: set[str], offsets: tuple[int, ...], kernel: str) -> None:
+        self.arrays, self.offsets, self.kernel = arrays, offsets, kernel
+
+    def visit_Subscript(self, node: ast.Subscript) -> ast.Subscript:
+        self.generic_visit(node)
+        if subscripted_name(node) not in self.arrays:
+            return node
+        components = index_components(node)
+        if len(components) != len(self.offsets):
+            raise StencilError(
+                f"index_offsets={self.offsets} gives {len(self.offsets)} offset(s), but "
+                f"{ast.unparse(node)} in stencil kernel {self.kernel}() has "
+                f"{len(components)} index component(s): give one offset per dimension"
+            )
+        moved = [_plus(c, offset) for c, offset in zip(components, self.offsets)]
+        node.slice = moved[0] if len(moved) == 1 else ast.Tuple(moved, ast.Load())
+        return node
+
+
+def _plus(component: ast.expr, offset: int) -> ast.expr:
+    if offset == 0 or component is None:
+        return component
+    if isinstance(component, ast.Slice):
+        return ast.Slice(_plus(component.lower, offset), _plus(component.upper, offset))
+    return ast.BinOp(component, ast.Add(), ast.Constant(offset))
 
 
 def _parse_definition(func: Callable) -> ast.FunctionDef:

@@ -13,7 +13,7 @@ if TYPE_CHECKING:  # imported when first needed: `import ember` stays lean
     from ember.stencils.codegen import GeneratedStencil, StencilTypes
     from ember.stencils.kernel import Kernel, Neighborhood
 
-_OPTIONS = ("neighborhood", "cval", "standard_indexing", "cache")
+_OPTIONS = ("neighborhood", "cval", "standard_indexing", "index_offsets", "cache")
 _MODES = ("constant",)  # the border keeps cval: Numba's only mode too
 
 
@@ -54,7 +54,27 @@ def _check_options(mode: Any, options: dict[str, Any]) -> Neighborhood | None:
     cval = options.get("cval")
     if cval is not None and not (isinstance(cval, Number) or hasattr(cval, "dtype")):
         raise StencilError(f"cval must be a number (the value of the border), not {cval!r}")
+    _index_offsets(options)
     return check_neighborhood_option(options.get("neighborhood"))
+
+
+def _index_offsets(options: dict[str, Any]) -> tuple[int, ...]:
+    """`index_offsets=(d0, ...)`: integers added to every relative index (one per dimension)."""
+    from numbers import Integral
+
+    given = options.get("index_offsets")
+    if given is None:
+        return ()
+    if not (
+        isinstance(given, (tuple, list))
+        and given
+        and all(isinstance(d, Integral) and not isinstance(d, bool) for d in given)
+    ):
+        raise StencilError(
+            f"stencil index_offsets must be a tuple of integers, one per dimension, such as "
+            f"(-1,) or (0, 1), not {given!r}"
+        )
+    return tuple(int(d) for d in given)
 
 
 class StencilFunc:
@@ -76,6 +96,7 @@ class StencilFunc:
         # integer values of kernel parameters fixed by the one call of a stencil made in
         # jitted code (ember/stencils/inner_kernels.py): constants in relative indices
         self.parameter_constants: dict[str, int] = {}
+        self.run_time_offsets = 0  # index offsets passed after the arguments (inner stencils)
         self._generated: dict[tuple, GeneratedStencil] = {}  # by (argument types, out type)
         self._compiled: dict[tuple, Callable] = {}  # calls from Python, by the same key
         self._disk_cache = _StencilCache(self) if options.get("cache") else None
@@ -88,6 +109,17 @@ class StencilFunc:
 
         self.neighborhood = self._given_neighborhood = run_time_neighborhood(ndim)
 
+    def take_index_offsets_when_run(self, ndim: int) -> None:
+        """A stencil made in jitted code with index_offsets=(d0, ...) of variables: the
+        offsets are passed after the arguments (and the neighborhood's bounds)."""
+        if self._given_neighborhood is None:
+            raise StencilError(
+                "stencil index_offsets computed at run time need the neighborhood option: "
+                "pass neighborhood=((low, high), ...) (it cannot be inferred from indices "
+                "whose offsets are known only when the stencil runs)"
+            )
+        self.run_time_offsets = ndim
+
     def __repr__(self) -> str:
         return f"<StencilFunc {self.kernel_ws.__qualname__} at {id(self):#x}>"
 
@@ -98,7 +130,10 @@ class StencilFunc:
             from ember.stencils.kernel import read_kernel
 
             self._kernel = read_kernel(
-                self.kernel_ws, self._standard_indexing, self.parameter_constants
+                self.kernel_ws,
+                self._standard_indexing,
+                self.parameter_constants,
+                _index_offsets(self.options),
             )
         return self._kernel
 
@@ -158,6 +193,16 @@ class StencilFunc:
 
         kernel = self.kernel
         given = self._given_neighborhood
+        if self.run_time_offsets:  # the offsets come last
+            offsets, arg_types = (
+                arg_types[-self.run_time_offsets :],
+                arg_types[: -self.run_time_offsets],
+            )
+            if not all(isinstance(t, types.Integer) for t in offsets):
+                raise StencilError(
+                    f"the index_offsets of stencil {kernel.name} must be integers, not "
+                    f"{', '.join(map(str, offsets))}"
+                )
         if given is not None and is_run_time(given):  # its bounds follow the arguments
             bounds, arg_types = arg_types[len(kernel.params) :], arg_types[: len(kernel.params)]
             if len(bounds) != 2 * len(given) or not all(
@@ -191,8 +236,13 @@ class StencilFunc:
                     "standard_indexing to index it normally)"
                 )
         neighborhood = neighborhood_for(kernel, arrays, first.ndim, self._given_neighborhood)
+        if self.run_time_offsets not in (0, first.ndim):
+            raise StencilError(
+                f"index_offsets of stencil {kernel.name} gives {self.run_time_offsets} "
+                f"offset(s) for {first.ndim}-d input: give one offset per dimension"
+            )
         self.neighborhood = neighborhood
-        return StencilTypes(arg_types, out_type, arrays, neighborhood)
+        return StencilTypes(arg_types, out_type, arrays, neighborhood, self.run_time_offsets)
 
 
 class _StencilCache:

@@ -4,16 +4,26 @@ compiled once that take the list as its meminfo address (the dispatcher's fast n
 
 from __future__ import annotations
 
+import ctypes
 import functools
 
 from ember import types
 
 
 def size(meminfo: int) -> int:
-    from ember.lowering.lists import HeaderMemory
-    from ember.runtime import nrt
+    """The list header's size (len() of a typed List is this one read)."""
+    data_address, size_offset = _header_reader()
+    return ctypes.c_int64.from_address(data_address(meminfo) + size_offset).value
 
-    return HeaderMemory.from_address(nrt.data_address(meminfo)).size
+
+@functools.cache
+def _header_reader() -> tuple:
+    """The runtime's data-address reader and the size field's offset in the list header
+    (imported at first use: `import ember.typed` does not load the runtime)."""
+    from ember.lowering.lists import HeaderMemory
+    from ember.runtime.nrt import data_address
+
+    return data_address, HeaderMemory.size.offset
 
 
 def items(list_type: types.List, meminfo: int) -> list:

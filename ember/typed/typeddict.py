@@ -10,7 +10,6 @@ call entry recognizes it by its exact type and reads its `_meminfo` slot (no Pyt
 
 from __future__ import annotations
 
-import ctypes
 import functools
 import operator
 from collections import abc
@@ -295,20 +294,12 @@ def class_for(dict_type: types.DictType) -> type:
     return type(Dict)("Dict", (Dict,), namespace)
 
 
-@functools.cache
 def slot_offset(box_class: type) -> int | None:
-    """Where instances of `box_class` (typed dicts, typed lists) keep the PyObject* of their
-    `_meminfo` int (probed: slot layouts are CPython's business), or None when not found."""
-    probe = object.__new__(box_class)
-    marker = object()
-    probe._meminfo = marker
-    found = None
-    for offset in range(0, box_class.__basicsize__, ctypes.sizeof(ctypes.c_void_p)):
-        if ctypes.c_void_p.from_address(id(probe) + offset).value == id(marker):
-            found = offset
-            break
-    probe._meminfo = 0
-    return found
+    """Where instances of `box_class` (typed dicts, lists, sets) keep the PyObject* of their
+    `_meminfo` int, or None when not found."""
+    from ember.dispatcher.call_slots import class_slot_offset
+
+    return class_slot_offset(box_class, "_meminfo")
 
 
 def dict_kind(dict_type: types.DictType) -> Any:

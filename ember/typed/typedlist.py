@@ -64,7 +64,8 @@ class List(NativeOwner, MutableSequence):
     def _from_meminfo(cls, list_type: types.List, meminfo: int) -> List:
         """Wrap a native list (of any list type: all share one layout), taking over one
         reference to it."""
-        list_type = types.ListType(list_type.dtype)
+        if type(list_type) is not types.ListType:  # a reflected or plain list's items
+            list_type = types.ListType(list_type.dtype)
         made = object.__new__(class_for(list_type))
         made._list_type = list_type
         made._meminfo = meminfo

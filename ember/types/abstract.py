@@ -100,7 +100,8 @@ def forget_interned(key: tuple) -> None:
     """Drop the interned type of `key` (a type whose identity died: its key may be reused).
     No lock: this runs from weakref callbacks, possibly inside the interning lock's section
     (a garbage collection there); the dead object's id is not reused before this runs."""
-    _interned.pop(key, None)
+    if _interned is not None:  # (None at interpreter exit, once this module is torn down)
+        _interned.pop(key, None)
 
 
 def type_from_typecode(code: int) -> Type:

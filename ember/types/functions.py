@@ -266,7 +266,10 @@ class DispatcherType(Dummy):
         # later object reusing its id() gets a type of its own.
         identity = (type(self), id(dispatcher))
         self._identity = identity[1]
-        self._dispatcher = weakref.ref(dispatcher, lambda _: forget_interned(identity))
+        # (the default argument: at interpreter exit this module's globals may be gone first)
+        self._dispatcher = weakref.ref(
+            dispatcher, lambda _, forget=forget_interned: forget(identity)
+        )
         name = getattr(getattr(dispatcher, "py_func", None), "__qualname__", None)
         super().__init__(f"type(CPUDispatcher({name or type(dispatcher).__qualname__}))")
 
@@ -294,28 +297,55 @@ class Closure(Callable):
     """An inner function that closes over run-time values, used as a value (passed to an
     @overload-ed or jitted function, returned to a jitted caller): the value is the captured
     values (of types `env`); a call calls `dispatcher`, the inner function taking them as its
-    first parameters (frontend/genexpr.py closure_function_of)."""
+    first parameters (frontend/genexpr.py closure_function_of). The last `n_defaults` members
+    of `env` are the default values of its last parameters, evaluated where the `def` (or
+    lambda) ran (`lambda v, k=k: v + k` in a loop): a call that omits one passes it."""
 
-    def __init__(self, dispatcher: Any, env: tuple) -> None:
+    def __init__(self, dispatcher: Any, env: tuple, n_defaults: int = 0) -> None:
         self.dispatcher = dispatcher
         self.env = tuple(env)
+        self.n_defaults = n_defaults
         captured = ", ".join(str(t) for t in self.env)
-        super().__init__(f"closure({dispatcher.py_func.__qualname__}; {captured})")
+        given = f"; {n_defaults} defaults" if n_defaults else ""
+        super().__init__(f"closure({dispatcher.py_func.__qualname__}; {captured}{given})")
 
     @property
     def key(self) -> Any:
-        return (self.dispatcher, self.env)
+        return (self.dispatcher, self.env, self.n_defaults)
 
     def _rebuild_args(self) -> tuple:
-        return (self.dispatcher, self.env)
+        return (self.dispatcher, self.env, self.n_defaults)
+
+    @property
+    def n_captured(self) -> int:
+        """How many members of `env` the function takes first (the rest are defaults)."""
+        return len(self.env) - self.n_defaults
+
+    def omitted_defaults(self, n_args: int, kws: Any) -> dict[str, int]:
+        """{parameter: index in env} of the defaulted parameters a call with `n_args`
+        positional arguments and keywords `kws` leaves out."""
+        if not self.n_defaults:
+            return {}
+        code = self.dispatcher.py_func.__code__
+        params = code.co_varnames[self.n_captured : code.co_argcount]
+        first = len(params) - self.n_defaults
+        return {
+            name: self.n_captured + index
+            for index, name in enumerate(params[first:])
+            if first + index >= n_args and name not in kws
+        }
 
     def get_call_type(self, context: Any, args: tuple, kws: dict) -> Any:
         from ember.typing.signature import Signature
 
-        sig = self.dispatcher.type_call((*self.env, *args), kws)
+        kws = dict(kws)
+        for name, index in self.omitted_defaults(len(args), kws).items():
+            kws[name] = self.env[index]
+        captured = self.env[: self.n_captured]
+        sig = self.dispatcher.type_call((*captured, *args), kws)
         if sig is None:
             return None
-        return Signature(sig.return_type, sig.args[len(self.env) :])
+        return Signature(sig.return_type, sig.args[len(captured) :])
 
     def get_call_signatures(self) -> tuple[list, bool]:
         return [], True

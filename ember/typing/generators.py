@@ -33,27 +33,20 @@ register_expression_typer(ir.Yield, _type_yield)
 
 
 def generator_result(py_func, arg_types: tuple, inferer: TypeInferer, typing: TypingResult):
-    """Make `typing` describe a generator function: its call returns a `Generator` and
-    its `return` statements may only end it (`return` or `return None`)."""
-    for _, stmt in inferer.func_ir.statements():
-        if isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.Cast):
-            returned = types.unliteral(typing.typemap.get(stmt.value.value.name, types.none))
-            if not isinstance(returned, types.NoneType):
-                raise TypingError(
-                    f"a generator may only 'return' without a value (here: {returned}); "
-                    "yield the value instead",
-                    stmt.loc,
-                )
+    """Make `typing` describe a generator function: its call returns a `Generator`, whose
+    return type unifies the values of its `return` statements (StopIteration.value)."""
+    returned = types.unliteral(typing.return_type or types.none)  # (unified by the inferer)
     yield_type = getattr(inferer, "yield_type", None)
     if yield_type is None:  # no yield reached (an empty tuple yielded is falsy, not None)
         yield_type = types.none
-    if isinstance(yield_type, types.Dummy) or (
-        isinstance(yield_type, types.BaseTuple)
-        and any(isinstance(t, types.Dummy) for t in yield_type.types)
-    ):
-        raise TypingError(
-            f"Cannot yield a value of type {yield_type}: it exists only while compiling",
-            inferer.func_ir.loc,
-        )
-    typing.return_type = types.Generator(py_func, arg_types, yield_type)
+    for kind, typ in (("yield", yield_type), ("return", returned)):
+        if isinstance(typ, types.Dummy) or (
+            isinstance(typ, types.BaseTuple) and any(isinstance(t, types.Dummy) for t in typ.types)
+        ):
+            raise TypingError(
+                f"Cannot {kind} a value of type {typ} from a generator: it exists only while "
+                "compiling",
+                inferer.func_ir.loc,
+            )
+    typing.return_type = types.Generator(py_func, arg_types, yield_type, return_type=returned)
     return typing

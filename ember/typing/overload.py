@@ -71,11 +71,13 @@ class Implementation:
         from ember.dispatcher.dispatcher import Dispatcher
 
         options = _apply_jit_options(options, self.jit_options)
-        found = self._dispatchers.get(options)
+        # a compile freezes the closure's cells: cells holding other values compile afresh
+        key = (options, closure_key(self.py_func))
+        found = self._dispatchers.get(key)
         if found is None:
             found = Dispatcher(self.py_func, options)
             found.keep_literal_types()  # compiled for the types its overload chose
-            self._dispatchers[options] = found
+            self._dispatchers[key] = found
         return found
 
     def type_call(self, args: tuple) -> Signature:
@@ -171,6 +173,53 @@ class Implementation:
         target = self.compiled(context.options, full_args)
         result = context.call_compiled(builder, target, values)
         return context.cast(builder, result, target.signature.return_type, sig.return_type)
+
+
+def closure_key(func: Callable) -> tuple:
+    """What a compile of `func` freezes from its closure: per cell, its value (by type and
+    value when hashable, else by identity), and the cells of functions held in cells, so a
+    cell set to another value after a compile is never served by that compile."""
+    return _cells_key(func, set())
+
+
+def _cells_key(func: Callable, seen: set) -> tuple:
+    if id(func) in seen:
+        return ()
+    seen.add(id(func))
+    return tuple(_cell_value_key(cell, seen) for cell in getattr(func, "__closure__", None) or ())
+
+
+def _cell_value_key(cell: Any, seen: set) -> Any:
+    try:
+        value = cell.cell_contents
+    except ValueError:  # not assigned yet
+        return _EMPTY_CELL
+    if isinstance(value, (float, complex)):  # -0.0 == 0.0, and nan != nan
+        return (type(value), repr(value))
+    nested = _cells_key(value, seen) if inspect.isfunction(value) else ()
+    try:
+        hash(value)
+    except TypeError:
+        return (type(value), _Identity(value), nested)
+    return (type(value), value, nested)
+
+
+_EMPTY_CELL = object()
+
+
+class _Identity:
+    """An unhashable value compared by identity (holding it keeps its id from being reused)."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+    def __hash__(self) -> int:
+        return id(self.value)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Identity) and other.value is self.value
 
 
 def _with_omitted(params: list, given: dict) -> tuple:

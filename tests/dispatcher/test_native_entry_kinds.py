@@ -466,3 +466,60 @@ def test_python_sets_pass_and_reflect_through_the_native_entry(monkeypatch):
     gc.collect()
     after = runtime.stats()
     assert after.alloc - before.alloc == after.free - before.free
+
+
+def _weighted_sum(view):
+    total = 0.0
+    rows, cols = view.shape
+    for i in range(rows):
+        for j in range(cols):
+            total += view[i, j] * (i * 10 + j + 1)
+    return total
+
+
+def _scale_first_row(view, factor):
+    for j in range(view.shape[1]):
+        view[0, j] *= factor
+    return view.shape[0] * 100 + view.shape[1]
+
+
+def test_memoryviews_pass_through_the_native_entry(monkeypatch):
+    monkeypatch.setattr(config, "CALLS_BEFORE_ENTRY", 0)
+    import array
+
+    compiled = njit(_weighted_sum)
+    grid = np.arange(24.0).reshape(4, 6)
+    ints = np.arange(24, dtype=np.int64).reshape(4, 6)
+    views = [
+        memoryview(grid),  # C
+        memoryview(np.asfortranarray(grid)),  # F
+        memoryview(grid[:, ::2]),  # neither
+        memoryview(grid[::-1]),
+        memoryview(grid.astype(np.float32)),
+        memoryview(ints),
+        memoryview(array.array("q", range(24))).cast("B").cast("q", (4, 6)),  # format 'q'
+        memoryview(np.frombuffer(grid.tobytes()).reshape(4, 6)),  # read-only
+        memoryview(grid.T[1:, 2:]),
+    ]
+    for view in views * 2:  # each type's specialization is chosen again among all of them
+        assert _natively(compiled, view) == _weighted_sum(view)
+    first = njit(lambda v: v[0])
+    for view in (memoryview(np.arange(3.0)), memoryview(np.arange(3.0))[::2], memoryview(b"xyz")):
+        assert _natively(first, view) == view[0]
+    released = memoryview(grid)
+    released.release()
+    with np.testing.assert_raises(ValueError):
+        compiled(released)
+
+
+def test_writes_through_a_memoryview_reach_its_memory(monkeypatch):
+    monkeypatch.setattr(config, "CALLS_BEFORE_ENTRY", 0)
+    compiled = njit(_scale_first_row)
+    for make in (lambda: np.arange(12.0).reshape(3, 4), lambda: np.ones((5, 2), order="F")):
+        got, want = make(), make()
+        assert _natively(compiled, memoryview(got), 3.0) == _scale_first_row(memoryview(want), 3.0)
+        _scale_first_row(memoryview(want), 3.0)
+        np.testing.assert_array_equal(got, want)
+    before = sys.getrefcount(view := memoryview(np.zeros((2, 2))))
+    _natively(compiled, view, 2.0)
+    assert sys.getrefcount(view) == before

@@ -11,9 +11,10 @@ from llvmlite import ir as llvm
 
 from ember import types
 from ember.extending import overload
+from ember.lowering.float_bounds import record_guard
 from ember.lowering.intrinsics import call_intrinsic
 from ember.lowering.numbers import c_pow, is_finite, is_infinite
-from ember.lowering.powers import power_with_float_exponent
+from ember.lowering.powers import checks_only_flag, finite_above, power_with_float_exponent
 from ember.lowering.registry import lower_builtin
 from ember.typing.arith import integer_result
 from ember.typing.signature import signature
@@ -56,7 +57,7 @@ _BOUNDED = {"sqrt", "sin", "cos", "tan", "tanh", "asin", "acos", "atan", "erf", 
 # Functions defined on every float, infinities included: a NaN comes only from a NaN operand, so
 # no NaN check (with _BOUNDED: no check at all).
 _TOTAL = {"tanh", "atan", "erf", "erfc", "fabs", "cbrt", "exp", "exp2", "expm1", "sinh", "cosh",
-          "asinh"}  # fmt: skip
+          "asinh", "lgamma"}  # fmt: skip
 # Functions whose every error is a ValueError for an operand outside an interval (a NaN outside
 # it, an infinity at a pole on its edge, as log(0.0)): name -> (comparison, bound, of |x|?).
 # The check reads the operand, so it need not wait for the call's result (nor keep it around
@@ -89,8 +90,12 @@ def _register_unary(name: str) -> None:
 
     @lower_builtin(function, types.Float)
     def _lower(context, builder, sig, args):
+        python_errors = context.options.error_model == "python"
+        checked_first = python_errors and _checks_operand_only(name, args[0])
+        if checked_first:  # the operand need not live across the call (a spill in loops)
+            _python_errors(context, builder, name, list(args), None)
         result = context.apply_fastmath(call_math(builder, name, _UNARY[name], *args))
-        if context.options.error_model == "python":
+        if python_errors and not checked_first:
             _python_errors(context, builder, name, list(args), result)
         return result
 
@@ -129,6 +134,12 @@ def _register_binary(name: str) -> None:
         return with_errors()
 
 
+def _checks_operand_only(name: str, operand) -> bool:
+    """Whether every Python error of `name` is decided by its operand alone (a domain interval,
+    a float32 operand beyond the double overflow bound), not by the call's result."""
+    return name in _DOMAINS or (name in _CAN_OVERFLOW and operand.type == llvm.FloatType())
+
+
 def _pow_errors(context):
     """What `math.pow` raises for a zero base to a negative integral power and an overflow."""
     if context.options.error_model != "python":
@@ -144,7 +155,12 @@ def _python_errors(context, builder, name: str, operands: list, result) -> None:
         if of_magnitude:
             operand = call_intrinsic(builder, "llvm.fabs", [operand])
         outside = builder.fcmp_ordered(comparison, operand, llvm.Constant(operand.type, bound))
+        record_guard(builder, outside)  # (dropped for an operand that cannot be outside)
         context.guard(builder, outside, ValueError, "math domain error")
+        return
+    if name in _CAN_OVERFLOW and operands[0].type == llvm.FloatType():
+        blew_up = _beyond_double_overflow(context, builder, name, operands[0])
+        context.guard(builder, blew_up, OverflowError, "math range error")
         return
     if name in _TOTAL and name in _BOUNDED:
         return
@@ -152,12 +168,13 @@ def _python_errors(context, builder, name: str, operands: list, result) -> None:
         _raise_on_nan_from_numbers(context, builder, operands, result)
     if name in _BOUNDED:
         return
-    finite_operands = _all(builder, [is_finite(builder, op) for op in operands])
-    infinite_result = is_infinite(builder, result)
-    blew_up = builder.and_(infinite_result, finite_operands)
+    blew_up = is_infinite(builder, result)
+    if not checks_only_flag(context, builder):
+        # (where a failure only flags the loop to run again with its checks in place, an
+        # infinite operand may flag it too: the operand need not live across the call)
+        finite_operands = _all(builder, [is_finite(builder, op) for op in operands])
+        blew_up = builder.and_(blew_up, finite_operands)
     if name in _CAN_OVERFLOW:
-        if operands[0].type == llvm.FloatType():
-            blew_up = _beyond_double_overflow(builder, name, operands[0])
         context.guard(builder, blew_up, OverflowError, "math range error")
         return
     if name in _POLES_AT_NONPOSITIVE_INTEGERS or name == "pow":
@@ -168,17 +185,18 @@ def _python_errors(context, builder, name: str, operands: list, result) -> None:
     context.guard(builder, blew_up, ValueError, "math domain error")
 
 
-def _beyond_double_overflow(builder, name: str, operand):
+def _beyond_double_overflow(context, builder, name: str, operand):
     """Whether CPython's double result of the float32 `operand` overflows: compared in float32
-    with the largest float32 not above the double bound (no conversion per item)."""
-    if name in ("cosh", "sinh"):
+    with the largest float32 not above the double bound (no conversion per item). Where a
+    failure only flags the loop to run again with its checks in place, one comparison that
+    flags +inf too (no error: the checked run tells); else one of the bits."""
+    bound = _float32_at_most(_DOUBLE_OVERFLOW[name])
+    of_magnitude = name in ("cosh", "sinh")
+    if not checks_only_flag(context, builder):
+        return finite_above(builder, operand, bound, of_magnitude)
+    if of_magnitude:
         operand = call_intrinsic(builder, "llvm.fabs", [operand])
-    bound = llvm.Constant(llvm.FloatType(), _float32_at_most(_DOUBLE_OVERFLOW[name]))
-    infinity = llvm.Constant(llvm.FloatType(), math.inf)
-    # two compares, as the double check: its result is surely infinite beyond the bound
-    return builder.and_(
-        builder.fcmp_ordered(">", operand, bound), builder.fcmp_ordered("<", operand, infinity)
-    )
+    return builder.fcmp_ordered(">", operand, llvm.Constant(llvm.FloatType(), bound))
 
 
 def _float32_at_most(bound: float) -> float:

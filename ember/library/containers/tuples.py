@@ -209,6 +209,11 @@ def tuple_of_tuple(iterable=()):
         return lambda iterable=(): iterable
     if not isinstance(iterable, types.Type) or isinstance(iterable, types.Omitted):
         return lambda iterable=(): ()  # `tuple()`
+    count = _generator_item_count(iterable)
+    if count is None and isinstance(iterable, (types.ZipType, types.EnumerateType)):
+        count = _iterator_length(iterable)  # `tuple(zip(*rows))` of tuples
+    if count is not None:  # `tuple(f(x) for x in t)` of a tuple t: one item per member
+        return _take_items(count)
     if isinstance(iterable, (types.List, types.Array, types.IteratorType, types.RangeType)):
         raise TypingError(
             f"tuple() of {iterable}: its length is known only when the code runs, and a "
@@ -216,6 +221,41 @@ def tuple_of_tuple(iterable=()):
             "known length (t = (xs[0], xs[1]))"
         )
     return None
+
+
+def _generator_item_count(gen_type) -> int | None:
+    """How many items the generator expression `gen_type` yields when that follows from the
+    types: one per item of a tuple (or of enumerate/zip over tuples) it maps, no `if`."""
+    from ember.frontend.genexpr import yields_once_per_item
+
+    if not isinstance(gen_type, types.Generator) or not gen_type.arg_types:
+        return None
+    code = getattr(getattr(gen_type.gen_func, "py_func", gen_type.gen_func), "__code__", None)
+    if code is None or not yields_once_per_item(code):
+        return None
+    return _iterator_length(gen_type.arg_types[0])
+
+
+def _iterator_length(iterator) -> int | None:
+    """The number of items a fresh iterator of this type gives, when its type says."""
+    if isinstance(iterator, types.UniTupleIterator):
+        return iterator.tuple_type.count
+    if isinstance(iterator, types.BaseTuple) and not iterator.types:  # `()` itself
+        return 0
+    if isinstance(iterator, types.EnumerateType):
+        return _iterator_length(iterator.inner)
+    if isinstance(iterator, types.ZipType):
+        lengths = [_iterator_length(inner) for inner in iterator.inners]
+        return None if not lengths or None in lengths else min(lengths)
+    return None
+
+
+def _take_items(count: int):
+    """`tuple(gen)` of a generator known to yield `count` items: `count` calls of next()."""
+    items = "".join("next(iterable), " for _ in range(count))
+    namespace: dict = {}
+    exec(f"def take(iterable=()):\n    return ({items})\n", namespace)  # noqa: S102
+    return namespace["take"]
 
 
 def may_equal(member, value):

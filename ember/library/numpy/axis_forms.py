@@ -191,9 +191,41 @@ def _select_flip_along(m, axis=None):
     return None
 
 
+@functools.cache
+def _empty_in_stride_order(ndim: int):
+    """np.empty_like(a) as NumPy's order='K': the axes laid out in the order of `a`'s strides
+    (largest first), so a permuted `a` gives a result permuted alike."""
+    each = range(ndim)
+    lines = [
+        "def empty_k(a):",
+        "    strides = np.empty(" + str(ndim) + ", np.int64)",
+        *(f"    strides[{k}] = -abs(a.strides[{k}])" for k in each),
+        "    order = np.argsort(strides, kind='mergesort')",
+        "    back = np.empty(" + str(ndim) + ", np.int64)",
+        "    back[order] = np.arange(" + str(ndim) + ")",
+        "    out = np.empty((" + "".join(f"a.shape[order[{k}]], " for k in each) + "), a.dtype)",
+        "    return np.transpose(out, (" + "".join(f"back[{k}], " for k in each) + "))",
+    ]
+    namespace = {"np": np}
+    exec("\n".join(lines) + "\n", namespace)  # noqa: S102 - fixed text and integers
+    return njit(**NUMPY_ERRORS)(namespace["empty_k"])
+
+
+def empty_like_kept(a):
+    """np.empty_like of a C or F array (its layout), or of another as NumPy's order='K'."""
+
+
+@overload(empty_like_kept, jit_options=NUMPY_ERRORS)
+def _select_empty_like_kept(a):
+    if a.layout in "CF" or a.ndim < 2:
+        return lambda a: np.empty_like(a)
+    empty_k = _empty_in_stride_order(a.ndim)
+    return lambda a: empty_k(a)
+
+
 def _roll_along(a, shift, axis):
     ax = _axis_jit(axis, a.ndim)
-    out = np.empty_like(a)
+    out = empty_like_kept(a)  # NumPy's empty_like: a permuted input gives a permuted result
     source = np.moveaxis(a, ax, -1)
     target = np.moveaxis(out, ax, -1)
     n = source.shape[-1]

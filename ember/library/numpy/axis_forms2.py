@@ -1,7 +1,7 @@
 """More argument forms of NumPy functions, written in Python and compiled by ember: keepdims=True
 of the reductions, nansum/nanprod/nanmax/nanmin/nanmean/nanargmax/nanargmin along an axis,
 order='F' of zeros/ones/empty/full, lists of arrays for concatenate, stack, vstack and hstack, and
-np.unique's return_index/return_inverse/return_counts."""
+np.unique's return_index/return_inverse/return_counts and axis=."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from ember.decorators import njit
 from ember.errors import TypingError
 from ember.extending import overload, overload_method
 from ember.library.numpy.axis_forms import _axis_jit, _explicit_none, _literal_string
-from ember.library.numpy.functions import many_arrays
+from ember.library.numpy.joining import many_arrays
 from ember.library.numpy.support import NUMPY_ERRORS, is_array, is_integer
 from ember.typing.overload import as_type
 
@@ -337,22 +337,55 @@ def _unique_parts(ar):
 _unique_parts_jit = njit(**NUMPY_ERRORS)(_unique_parts)
 
 
+def _unique_rows(ar, axis):
+    """`_unique_parts` of the slices of `ar` along `axis` (as rows), sorted lexicographically
+    (stable sorts from the last column to the first), and the slices' own shape."""
+    ax = _axis_jit(axis, ar.ndim)
+    moved = np.ascontiguousarray(np.moveaxis(ar, ax, 0))
+    n = moved.shape[0]
+    width = 1
+    for d in moved.shape[1:]:
+        width *= d
+    rows = moved.reshape((n, width))
+    order = np.arange(n)
+    for c in range(width - 1, -1, -1):
+        order = order[np.argsort(rows[order, c], kind="mergesort")]
+    ordered = rows[order]
+    starts = np.empty(n, np.bool_)
+    for i in range(n):
+        starts[i] = i == 0 or np.any(ordered[i] != ordered[i - 1])  # NaN rows stay apart
+    return ordered, order, starts, moved.shape[1:]
+
+
+_unique_rows_jit = njit(**NUMPY_ERRORS)(_unique_rows)
+
+
 @functools.cache
-def _unique_impl(with_index: bool, with_inverse: bool, with_counts: bool):
+def _unique_impl(with_index: bool, with_inverse: bool, with_counts: bool, along: bool = False):
     """NumPy's unique with the asked extras: first positions, inverse (the input's shape from
-    NumPy 2, for axis=None), counts; all np.intp."""
-    lines = [
-        "def unique(ar, return_index=False, return_inverse=False, return_counts=False):",
-        "    ordered, order, starts = parts(ar)",
-        "    results = (ordered[starts].copy(),)",
-    ]
+    NumPy 2, for axis=None; 1-d along an axis), counts; all np.intp. `along`: of the slices
+    along `axis` (the unique ones stacked along that axis)."""
+    lines = ["def unique(ar, return_index=False, return_inverse=False, return_counts=False):"]
+    if along:
+        lines[0] = lines[0][:-2] + ", axis=None):"
+        lines += [
+            "    ordered, order, starts, shape = rows(ar, axis)",
+            "    chosen = ordered[starts]",
+            "    stacked = chosen.reshape((chosen.shape[0],) + shape)",
+            "    results = (np.moveaxis(stacked, 0, axis),)",
+        ]
+    else:
+        lines += [
+            "    ordered, order, starts = parts(ar)",
+            "    results = (ordered[starts].copy(),)",
+        ]
     if with_index:
         lines.append("    results = results + (order[starts].copy(),)")
     if with_inverse:
         lines += [
             "    inverse = np.empty(ordered.shape[0], np.intp)",
             "    inverse[order] = np.cumsum(starts) - 1",
-            "    results = results + (inverse.reshape(ar.shape),)",
+            f"    results = results + ({'inverse' if along else 'inverse.reshape(ar.shape)'},)",
         ]
     if with_counts:
         lines += [
@@ -360,8 +393,9 @@ def _unique_impl(with_index: bool, with_inverse: bool, with_counts: bool):
             "    ends = np.append(positions[1:], ordered.shape[0])",
             "    results = results + (ends - positions,)",
         ]
-    lines.append("    return results")
-    namespace = {"np": np, "parts": _unique_parts_jit}
+    plain = not (with_index or with_inverse or with_counts)
+    lines.append("    return results[0]" if plain else "    return results")
+    namespace = {"np": np, "parts": _unique_parts_jit, "rows": _unique_rows_jit}
     exec("\n".join(lines) + "\n", namespace)  # noqa: S102 - fixed text chosen above
     return namespace["unique"]
 
@@ -391,3 +425,15 @@ def _select_unique_extras(ar, return_index=False, return_inverse=False, return_c
 
 def _unique_plain(ar, return_index=False, return_inverse=False, return_counts=False):
     return np.unique(ar)
+
+
+@overload(np.unique, jit_options=NUMPY_ERRORS)
+def _select_unique_along(
+    ar, return_index=False, return_inverse=False, return_counts=False, axis=None
+):
+    if not (is_array(ar) and ar.ndim >= 1 and is_integer(as_type(axis))):
+        return None
+    flags = tuple(_constant_flag(f) for f in (return_index, return_inverse, return_counts))
+    if None in flags:
+        return None
+    return _unique_impl(*flags, along=True)

@@ -1,7 +1,9 @@
 """Polynomials and finite differences, written in Python and compiled by ember: polyval,
-polyfit (least squares as NumPy: columns scaled to unit norm, then LAPACK's gelsd) and gradient
-(second-order central differences inside, first- or second-order at the edges; n-d arrays,
-along all axes, one or a tuple of them; uniform spacings or coordinates)."""
+polyder and polyint (real coefficients, highest degree first; m=0 gives the result dtype of
+m>0, one type per compilation), polyfit (least squares as NumPy: columns scaled to unit norm,
+then LAPACK's gelsd) and gradient (second-order central differences inside, first- or
+second-order at the edges; n-d arrays, along all axes, one or a tuple of them; uniform spacings
+or coordinates)."""
 
 from __future__ import annotations
 
@@ -41,6 +43,62 @@ def _select_polyval(p, x):
     if not (is_array(p) and p.ndim == 1 and _real(p) and _real(x)):
         return None
     return _polyval_array if is_array(x) else _polyval
+
+
+def _polyder(p, m=1):
+    if m < 0:
+        raise ValueError("Order of derivative must be positive (see polyint)")
+    out = p * np.ones(1, np.int64)  # NumPy's dtype: the coefficients times an arange
+    for _ in range(m):
+        n = out.shape[0] - 1
+        out = out[:-1] * np.arange(n, 0, -1)
+    return out
+
+
+@overload(np.polyder, jit_options=NUMPY_ERRORS)
+def _select_polyder(p, m=1):
+    if is_array(p) and p.ndim == 1 and _real(p) and is_integer(as_type(m)):
+        return _polyder
+    return None
+
+
+def _polyint(p, m=1, k=None):
+    if m < 0:
+        raise ValueError("Order of integral must be positive (see polyder)")
+    given = np.atleast_1d(np.asarray(k, np.float64)).ravel()
+    constants = np.zeros(m) + given[0] if given.shape[0] == 1 else given
+    if constants.shape[0] < m:
+        raise ValueError("k must be a scalar or a rank-1 array of length 1 or >m.")
+    out = p.astype(np.float64)
+    for step in range(m):
+        n = out.shape[0]
+        integrated = np.empty(n + 1)
+        integrated[:n] = out / np.arange(n, 0, -1)
+        integrated[n] = constants[step]
+        out = integrated
+    return out
+
+
+def _polyint_default(p, m=1, k=None):
+    return _polyint_jit(p, m, 0.0)
+
+
+_polyint_jit = njit(**NUMPY_ERRORS)(_polyint)
+
+
+@overload(np.polyint, jit_options=NUMPY_ERRORS)
+def _select_polyint(p, m=1, k=None):
+    """np.polyint of real coefficients (float64 result; k: a number or one per integration)."""
+    if not (is_array(p) and p.ndim == 1 and _real(p) and is_integer(as_type(m))):
+        return None
+    k = as_type(k)
+    if k is None or isinstance(k, types.NoneType):
+        return _polyint_default
+    if _real(k) and (not is_array(k) or k.ndim <= 1):
+        return _polyint
+    if isinstance(k, (types.BaseTuple, types.List)):
+        return lambda p, m=1, k=None: _polyint_jit(p, m, np.array(k, np.float64))
+    return None
 
 
 def _polyfit(x, y, deg):

@@ -1,6 +1,7 @@
 """Indexing arrays: `a[i]`, `a[i, j]`, slices with steps, `None`/`np.newaxis`, `...`, one 1-d
 integer-array or boolean-mask index, and a boolean mask of the array's own shape; assignment
-`a[index] = value` with scalars and broadcast arrays.
+`a[index] = value` with scalars and broadcast arrays. Several index arrays together (and
+integers apart from one) follow NumPy's combined rule in multi_index.py.
 
 Basic indices (integers, slices, None, ...) give views that share memory; an integer or mask
 array index gives a new array. Integer indices count from the end when negative; with
@@ -68,8 +69,8 @@ def _classify(array_type: types.Array, typ: types.Type, alone: bool) -> str | No
     if isinstance(typ, types.EllipsisType):
         return "ellipsis"
     if isinstance(typ, types.Array):
-        if isinstance(typ.dtype, types.Integer) and typ.ndim == 1:
-            return "intarray"
+        if isinstance(typ.dtype, types.Integer) and typ.ndim >= 1:
+            return "intarray" if typ.ndim == 1 else "intarray_nd"
         if isinstance(typ.dtype, types.Boolean):
             if typ.ndim == 1 and not (alone and array_type.ndim == 1):
                 return "mask"
@@ -91,12 +92,34 @@ def read_only_assignment(array_type: types.Array) -> TypingError:
     )
 
 
-def analyze(array_type: types.Array, index_type: types.Type) -> IndexPlan | None:
-    """The IndexPlan of `array_type[index_type]`; None when the index is not an array index."""
+def index_kinds(array_type: types.Array, index_type: types.Type) -> list | None:
+    """The kind of each item of an index (see IndexPlan); None when one is not an index."""
     items = tuple(index_type.types) if isinstance(index_type, types.BaseTuple) else (index_type,)
     items = tuple(_scalar_index_type(t) for t in items)
     kinds = [_classify(array_type, t, len(items) == 1) for t in items]
-    if None in kinds:
+    return None if None in kinds else kinds
+
+
+def several_advanced(kinds: list) -> bool:
+    """Whether NumPy's combined rule applies (multi_index.py): two or more index arrays, an
+    index array of rank 2 or more, or one index array with integers apart from it (its
+    dimension then moves first)."""
+    arrays = [k for k in kinds if k in ("intarray", "intarray_nd", "mask")]
+    if len(arrays) >= 2 or "intarray_nd" in kinds:
+        return True
+    if not arrays:
+        return False
+    spots = [i for i, k in enumerate(kinds) if k in ("intarray", "mask", "int")]
+    return spots[-1] - spots[0] + 1 != len(spots)
+
+
+def analyze(array_type: types.Array, index_type: types.Type) -> IndexPlan | None:
+    """The IndexPlan of `array_type[index_type]`; None when the index is not an array index
+    or combines index arrays (multi_index.py)."""
+    items = tuple(index_type.types) if isinstance(index_type, types.BaseTuple) else (index_type,)
+    items = tuple(_scalar_index_type(t) for t in items)
+    kinds = index_kinds(array_type, index_type)
+    if kinds is None or several_advanced(kinds):
         return None
     if kinds.count("ellipsis") > 1:
         raise TypingError("an index can only have a single ellipsis ('...')")
@@ -107,10 +130,6 @@ def analyze(array_type: types.Array, index_type: types.Type) -> IndexPlan | None
         raise TypingError(
             f"too many indices for array: array is {ndim}-dimensional, but {consumed} were indexed"
         )
-    if sum(1 for k in kinds if k in _ADVANCED) > 1:
-        if kinds == ["intarray"] * len(kinds):
-            return None  # integer arrays for the leading axes: multi_index.py picks them
-        raise TypingError("ember supports one integer-array or boolean-mask index at a time")
     expanded = []
     for position, kind in enumerate(kinds):
         if kind == "ellipsis":

@@ -1,7 +1,7 @@
 """Keyword arguments of NumPy functions beyond their plain forms, written in Python and compiled
 by ember: searchsorted(sorter=), histogram(weights=, density=), interp(period=),
 linalg.norm(axis=, keepdims=) along one axis, np.apply_along_axis (Numba lacks it), and
-order='F' of a.ravel/np.ravel, a.reshape and np.copy."""
+order='F' of a.ravel/np.ravel, a.reshape, np.reshape, np.copy and a.copy, and a.astype(copy=)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,14 @@ from ember.errors import TypingError
 from ember.extending import overload, overload_method
 from ember.library.numpy.axis_forms import _axis_jit, lanes_along_jit
 from ember.library.numpy.axis_forms2 import _keepdims_flag
-from ember.library.numpy.support import NUMPY_ERRORS, as_type, is_array, is_integer, is_none
+from ember.library.numpy.support import (
+    NUMPY_ERRORS,
+    as_type,
+    is_array,
+    is_integer,
+    is_none,
+    parse_dtype,
+)
 
 # ---------------------------------------------------------------------------- searchsorted
 
@@ -305,3 +312,144 @@ def _select_copy_order(a, order="K"):
     if not is_array(a):
         return None
     return _copy_fortran if _order_of(order, "np.copy") == "F" else None
+
+
+def _fortran_wanted(a, order, what: str) -> bool:
+    """NumPy's order= of a copy: 'F', or 'A'/'K' of a Fortran array (other layouts: C)."""
+    order = _order_of(order, what)
+    return order == "F" or (order in ("A", "K") and a.layout == "F" and a.ndim > 1)
+
+
+@overload_method(types.Array, "copy", jit_options=NUMPY_ERRORS)
+def _select_method_copy_order(a, order="C"):
+    if isinstance(order, str):  # omitted: the plain a.copy()
+        return None
+    if _fortran_wanted(a, order, "a.copy"):
+        return lambda a, order="C": a.T.copy().T
+    return lambda a, order="C": a.copy()
+
+
+@overload(np.reshape, jit_options=NUMPY_ERRORS)
+def _select_np_reshape_order(a, shape, order="C"):
+    if not is_array(a) or isinstance(order, str):  # order omitted: the plain np.reshape
+        return None
+    if _order_of(order, "np.reshape") == "F" or _fortran_wanted(a, order, "np.reshape"):
+        return lambda a, shape, order="C": a.reshape(shape, order="F")
+    return lambda a, shape, order="C": np.reshape(a, shape)
+
+
+def _astype_flag(copy) -> bool:
+    copy = as_type(copy)
+    if isinstance(copy, bool):
+        return copy
+    if isinstance(copy, types.BooleanLiteral):
+        return copy.literal_value
+    raise TypingError("a.astype: copy must be the constant True or False")
+
+
+@overload_method(types.Array, "astype", jit_options=NUMPY_ERRORS)
+def _select_astype_copy(a, dtype, copy=True):
+    """copy=False: the array itself when it already has the dtype (NumPy's rule), else the
+    converted copy."""
+    if isinstance(copy, bool):  # omitted: the plain a.astype(dtype)
+        return None
+    if not _astype_flag(copy) and parse_dtype(dtype, default=None) == a.dtype:
+        return lambda a, dtype, copy=True: a
+    return lambda a, dtype, copy=True: a.astype(dtype)
+
+
+# ---------------------------------------------------------------------------- quantile method=
+
+# NumPy's rank of the answer among the sorted values, from the virtual index q * (n - 1)
+_DISCRETE_RANKS = {
+    "lower": "np.floor(virtual)",
+    "higher": "np.ceil(virtual)",
+    "nearest": "np.rint(virtual)",  # halves to even, as NumPy
+}
+
+
+_RANGE_ERRORS = {
+    1.0: "Quantiles must be in the range [0, 1]",
+    100.0: "Percentiles must be in the range [0, 100]",
+}
+
+
+@functools.cache
+def _quantile_method_impl(method: str, scale: float, array_q: bool, floats: bool):
+    """np.quantile/np.percentile(a, q, method=) of a whole array: 'lower', 'higher' and
+    'nearest' give the input's dtype, 'midpoint' float64 (the mean of the neighbours); with
+    `floats`, NaN (any NaN in `a`, sorted last) gives NaN."""
+    if method == "midpoint":
+        pick = [
+            "    low = float(ordered[int(np.floor(virtual))])",
+            "    high = float(ordered[int(np.ceil(virtual))])",
+            "    return low if low == high else low + (high - low) * 0.5",
+        ]
+    else:
+        pick = [f"    return ordered[int({_DISCRETE_RANKS[method]})]"]
+    nan = "ordered[-1] != ordered[-1]" if floats else "False"
+    dtype = "np.float64" if method == "midpoint" else "ordered.dtype"
+    lines = [
+        "def one(ordered, q):",
+        f"    fraction = q / {scale}",
+        "    if not (0.0 <= fraction <= 1.0):",
+        f"        raise ValueError('{_RANGE_ERRORS[scale]}')",
+        "    virtual = fraction * (ordered.shape[0] - 1)",
+        *pick,
+        "",
+        "def quantile(a, q, axis=None, out=None, overwrite_input=False, method='linear'):",
+        "    if a.size == 0:",
+        "        raise IndexError('cannot do a non-empty take from an empty axes.')",
+        "    ordered = np.sort(a.ravel())",
+    ]
+    if array_q:
+        lines += [
+            "    qs = np.asarray(q)",
+            "    flat = qs.ravel()",
+            f"    results = np.empty(flat.shape[0], {dtype})",
+            "    for i in range(flat.shape[0]):",
+            "        results[i] = one(ordered, flat[i])",
+            f"        if {nan}:",
+            "            results[i] = ordered[-1]",
+            "    return results.reshape(qs.shape)",
+        ]
+    else:
+        lines += [
+            "    found = one(ordered, q)",
+            f"    return ordered[-1] if {nan} else found",
+        ]
+    namespace = {"np": np}
+    exec("\n".join(lines) + "\n", namespace)  # noqa: S102 - fixed text chosen above
+    namespace["one"] = njit(**NUMPY_ERRORS)(namespace["one"])
+    return namespace["quantile"]
+
+
+def _quantile_method_selector(scale: float, what: str):
+    def select(a, q, axis=None, out=None, overwrite_input=False, method="linear"):
+        if isinstance(method, str) or not is_array(a):  # method omitted: the plain forms
+            return None
+        method = as_type(method)
+        chosen = method.literal_value if isinstance(method, types.StringLiteral) else None
+        if chosen == "linear":
+            return lambda a, q, axis=None, out=None, overwrite_input=False, method="linear": (
+                getattr(np, what)(a, q, axis=axis)
+            )
+        if chosen not in ("lower", "higher", "nearest", "midpoint"):
+            raise TypingError(
+                f"np.{what}: method must be the constant 'linear', 'lower', 'higher', "
+                "'nearest' or 'midpoint' in compiled code"
+            )
+        if not (isinstance(axis, types.NoneType) or axis is None) or not (
+            out is None or isinstance(out, types.NoneType)
+        ):
+            raise TypingError(f"np.{what}(method={chosen!r}) takes a whole array (no axis=, out=)")
+        if isinstance(a.dtype, types.Complex):
+            return None
+        array_q = is_array(q) or isinstance(q, (types.BaseTuple, types.List))
+        return _quantile_method_impl(chosen, scale, array_q, isinstance(a.dtype, types.Float))
+
+    return select
+
+
+for _what, _scale in (("quantile", 1.0), ("percentile", 100.0)):
+    overload(getattr(np, _what), jit_options=NUMPY_ERRORS)(_quantile_method_selector(_scale, _what))

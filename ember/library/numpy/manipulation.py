@@ -1,6 +1,6 @@
 """Reshaping and rearranging NumPy functions, written in Python and compiled by ember:
 expand_dims, roll, tile, repeat, meshgrid, cross, digitize, trapezoid (trapz), asfortranarray,
-swapaxes, atleast_1d/2d/3d, tril, triu, fill_diagonal, tri, diagflat, fliplr, flipud, rot90,
+swapaxes, atleast_1d/2d/3d, tril, triu, fill_diagonal, tri, diag, diagflat, fliplr, flipud, rot90,
 the array methods item and tolist (1-d and 2-d), and lists or tuples as the arrays NumPy makes
 of them. Editing by index is in editing.py, partitions in partitions.py.
 
@@ -641,6 +641,38 @@ def _select_tri(N, M=None, k=0, dtype=float):
     if isinstance(M, types.NoneType):
         return _tri
     return _tri_columns if is_integer(M) else None
+
+
+def _diag_matrix(v, k):
+    n = v.shape[0]
+    size = n + abs(k)
+    out = np.zeros((size, size), v.dtype)
+    for i in range(n):
+        if k >= 0:
+            out[i, i + k] = v[i]
+        else:
+            out[i - k, i] = v[i]
+    return out
+
+
+def _diag_vector(v, k):
+    rows, columns = v.shape
+    first_row, first_column = (0, k) if k >= 0 else (-k, 0)
+    n = max(min(rows - first_row, columns - first_column), 0)
+    out = np.empty(n, v.dtype)
+    for i in range(n):
+        out[i] = v[first_row + i, first_column + i]
+    return out
+
+
+@overload(np.diag, jit_options=NUMPY_ERRORS)
+def _select_diag(v, k=0):
+    k = as_type(k)
+    if is_none(v):
+        raise TypingError('The argument "v" must be array-like')
+    if not (is_array(v) and isinstance(types.unliteral(k), types.Integer)):
+        return None
+    return {1: _diag_matrix, 2: _diag_vector}.get(v.ndim)
 
 
 def _diagflat(v, k):

@@ -13,7 +13,14 @@ import ember.library.numpy.from_lists
 import ember.library.numpy.calculus
 import ember.library.numpy.creation
 import ember.library.numpy.elementwise
-import ember.library.numpy.functions
+import ember.library.numpy.clipping
+import ember.library.numpy.joining
+import ember.library.numpy.nonzeros
+import ember.library.numpy.closeness
+import ember.library.numpy.set_routines
+import ember.library.numpy.searching
+import ember.library.numpy.binning
+import ember.library.numpy.interpolation
 import ember.library.numpy.rounding
 import ember.library.numpy.random.generator
 import ember.library.numpy.random.generator_distributions

@@ -1,8 +1,9 @@
 """Views with chosen shapes and strides over an array's memory: np.lib.stride_tricks.as_strided
-and sliding_window_view, np.broadcast_to, np.broadcast_arrays and np.broadcast_shapes.
+and sliding_window_view, np.broadcast_to, np.broadcast_arrays and np.broadcast_shapes, and
+np.flip (every axis reversed: negative strides).
 
-One intrinsic builds a view from (shape, strides) tuples; the rest is Python compiled by ember,
-generated per rank where NumPy's rules depend on it.
+One intrinsic builds a view from (shape, strides) tuples and np.flip is lowered directly; the rest
+is Python compiled by ember, generated per rank where NumPy's rules depend on it.
 """
 
 from __future__ import annotations
@@ -16,9 +17,17 @@ from ember.decorators import njit
 from ember.errors import TypingError
 from ember.extending import intrinsic, overload
 from ember.library.numpy.creation import nested_items
-from ember.library.numpy.support import NUMPY_ERRORS, as_type, is_array, is_integer, is_none
+from ember.library.numpy.support import (
+    NUMPY_ERRORS,
+    as_type,
+    is_array,
+    is_integer,
+    is_none,
+    np_typer,
+)
 from ember.lowering import arrays as arr
-from ember.lowering.arrays import ArrayFields
+from ember.lowering.arrays import ArrayFields, const
+from ember.lowering.registry import lower_builtin
 from ember.typing.signature import signature
 
 
@@ -326,3 +335,38 @@ def _select_sliding_window_view(x, window_shape, axis=None, subok=False, writeab
     if _integer_tuple(axis) and len(axis) == count:
         return _sliding_window_impl(x.ndim, window_rank, "tuple", count)
     return None
+
+
+# ---------------------------------------------------------------------------- flip
+
+
+@np_typer(np.flip, "m")
+def _type_flip(m):
+    if not is_array(m):
+        raise TypingError(f"Cannot np.flip on {m} type: np.flip takes an array")
+    if m.ndim == 0:  # NumPy's m[()]: the element
+        return types.element_value_type(m.dtype)
+    return m.copy(layout="A")
+
+
+@lower_builtin(np.flip, types.Array)
+def np_flip(context, builder, sig, args):
+    """A view with every axis reversed (of a 0-d array: its element)."""
+    fields = arr.unpack(builder, sig.args[0], args[0])
+    if sig.args[0].ndim == 0:
+        dtype = sig.args[0].dtype
+        item = arr.load_item(builder, dtype, fields.data)
+        return context.cast(builder, item, dtype, sig.return_type)
+    data = fields.data
+    strides = []
+    for dim, stride in zip(fields.shape, fields.strides):
+        last = builder.sub(dim, const(1))
+        positive = builder.icmp_signed(">", dim, const(0))
+        data = arr.offset_pointer(builder, data, builder.select(positive, builder.mul(last,
+                                                                                      stride),
+                                                                const(0)))  # fmt: skip
+        strides.append(builder.neg(stride))
+    view = ArrayFields(fields.meminfo, fields.parent, fields.nitems, fields.itemsize, data,
+                       list(fields.shape), strides)  # fmt: skip
+    arr.nrt_incref_fields(builder, view)
+    return arr.pack(builder, sig.return_type, view)

@@ -213,6 +213,11 @@ def is_number(typ: types.Type) -> bool:
     return isinstance(types.unliteral(typ), types.Number)
 
 
+def is_real_number(typ: types.Type) -> bool:
+    """An integer, float or bool (NumPy's real scalars), literal or not."""
+    return isinstance(types.unliteral(typ), (types.Integer, types.Float, types.Boolean))
+
+
 def is_integer(typ: types.Type) -> bool:
     return isinstance(types.unliteral(typ), types.Integer)
 

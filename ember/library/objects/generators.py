@@ -8,7 +8,7 @@ from llvmlite import ir as llvm
 from ember import types
 from ember.codegen.library import request_second_round
 from ember.errors import UnsupportedError
-from ember.extending import intrinsic, overload
+from ember.extending import intrinsic, overload, overload_method
 from ember.lowering import arrays as arr
 from ember.lowering import callconv
 from ember.lowering import generators as gen
@@ -88,6 +88,21 @@ def _resume_step(typingctx, generator):
     return Signature(step_type, (generator,)), codegen
 
 
+@intrinsic
+def yield_from_result(typingctx, iterator):
+    """The value of `yield from iterator` once it is exhausted: what a generator returned
+    (zero while it runs), None for other iterators."""
+    returned = iterator.return_type if isinstance(iterator, types.Generator) else types.none
+
+    def codegen(context, builder, sig, args):
+        if returned is types.none:
+            return context.get_dummy_value(returned)
+        state = gen.state_pointer(builder, args[0])
+        return gen.load_return_value(context, builder, iterator, state)
+
+    return Signature(returned, (iterator,)), codegen
+
+
 @overload(next)
 def _next_or_default(iterator, default=None):
     """`next(g, default)`: the default where the generator has ended."""
@@ -103,16 +118,58 @@ def _next_or_default(iterator, default=None):
     return advance_or_default
 
 
-def _resume(context, builder, sig, args):
-    gen_type = sig.args[0]
+@intrinsic
+def _close(typingctx, generator):
+    """`g.close()`: a generator suspended inside a `try` runs its handlers (GeneratorExit
+    raised at its yield); an exception they raise, other than GeneratorExit, propagates."""
+    if not isinstance(generator, types.Generator):
+        return None
+
+    def codegen(context, builder, sig, args):
+        exit_id = callconv.static_exceptions.register(GeneratorExit, ())
+        status, _, excinfo, call = _call_resume(context, builder, sig.args[0], args[0], gen.CLOSE)
+        yielded = builder.icmp_signed("==", status, llvm.Constant(arr.i32, STATUS_OK))
+        with builder.if_then(yielded, likely=False):
+            call(gen.RELEASE)
+            context.raise_error(builder, RuntimeError, "generator ignored GeneratorExit")
+        raised = builder.icmp_signed("==", status, llvm.Constant(arr.i32, STATUS_EXCEPTION))
+        with builder.if_then(raised, likely=False):
+            record = builder.load(excinfo, typ=callconv.EXCINFO_TYPE)
+            exc_id = builder.extract_value(record, 0)
+            other = builder.icmp_signed("!=", exc_id, llvm.Constant(exc_id.type, exit_id))
+            with builder.if_then(other):
+                callconv.return_exception_record(builder, builder.function, record)
+        return context.get_dummy_value()
+
+    return Signature(types.none, (generator,)), codegen
+
+
+@overload_method(types.Generator, "close")
+def _generator_close(generator):
+    return lambda generator: _close(generator)
+
+
+def _call_resume(context, builder, gen_type, value, closing: int):
+    """Call the generator's resume function: (status, item pointer, excinfo pointer,
+    call(closing) to call it again)."""
     resume = gen.declare_resume(context, builder.module, gen_type)
     request_second_round(builder.module)
     item_model = model_of(gen_type.yield_type)
     retptr = arr.alloca_in_entry(builder, item_model.data_type, name="gen.item")
     excinfo = arr.alloca_in_entry(builder, callconv.EXCINFO_TYPE, name="gen.exc")
-    state = gen.state_pointer(builder, args[0])
+    state = gen.state_pointer(builder, value)
     null = llvm.Constant(arr.ptr, None)
-    status = builder.call(resume, [retptr, excinfo, null, state, llvm.Constant(arr.i8, 0)])
+
+    def call(mode: int):
+        return builder.call(resume, [retptr, excinfo, null, state, llvm.Constant(arr.i8, mode)])
+
+    return call(closing), retptr, excinfo, call
+
+
+def _resume(context, builder, sig, args):
+    gen_type = sig.args[0]
+    item_model = model_of(gen_type.yield_type)
+    status, retptr, excinfo, _ = _call_resume(context, builder, gen_type, args[0], 0)
     raised = builder.icmp_signed("==", status, llvm.Constant(arr.i32, STATUS_EXCEPTION))
     with builder.if_then(raised, likely=False):
         record = builder.load(excinfo, typ=callconv.EXCINFO_TYPE)
