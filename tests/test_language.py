@@ -282,15 +282,20 @@ def test_negative_float_to_fractional_power_raises():
 
 
 def test_uint64_mixed_with_int64_computes_in_int64():
-    """Numba's scalar rule (ember/typing/arith.py): uint64 with a signed integer is int64, so a
-    uint64 above 2**63 - 1 wraps (this test expected float64 before ember followed Numba)."""
+    """Numba's scalar rule (ember/typing/arith.py): uint64 with a signed integer variable is
+    int64, so a uint64 above 2**63 - 1 wraps; with a constant that is not negative it stays
+    uint64 (NumPy's rule for a Python int: `x + 0` is x)."""
+
+    def plus(x, k):
+        return x + k
 
     def plus_zero(x):
         return x + 0
 
     big = 2**64 - 1
     wrapped_to_int64 = (big + 2**63) % 2**64 - 2**63
-    assert repr(jitted(plus_zero, (big,))(big)) == repr(wrapped_to_int64)
+    assert repr(jitted(plus, (big, 0))(big, 0)) == repr(wrapped_to_int64)
+    assert repr(jitted(plus_zero, (big,))(big)) == repr(big)
 
 
 # ---------------------------------------------------------------------------- control flow

@@ -773,6 +773,8 @@ class Dispatcher:
                 "This error may have been caused by the following argument(s):\n"
                 f"- argument {position}: Cannot determine Numba type of {type(value)}"
             )
+        if type(value).__module__ == "numpy":  # np.int64(5): strong in NumPy's promotion
+            found = types.numpy_scalar(found)
         if isinstance(found, types.BaseTuple) and len(found.types) > _MAX_TUPLE_LENGTH:
             raise UnsupportedError(
                 f"Tuple '{name}' length must be smaller than {_MAX_TUPLE_LENGTH}: a tuple "

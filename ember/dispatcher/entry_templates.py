@@ -15,7 +15,13 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from ember.dispatcher import native_entry
-from ember.dispatcher.object_layout import ArrayKind, DtypeObject, OptionalKind, SetKind
+from ember.dispatcher.object_layout import (
+    ArrayKind,
+    DtypeObject,
+    ExactScalarKind,
+    OptionalKind,
+    SetKind,
+)
 
 # Shapes kept (each a few kilobytes of text); beyond it the least recently used goes.
 TEMPLATE_LIMIT = 256
@@ -132,4 +138,4 @@ def _by_value(kind: Any) -> bool:
         return _by_value(kind.item)
     if isinstance(kind, ArrayKind):  # a record dtype object is embedded, not a stand-in
         return not isinstance(kind.dtype, DtypeObject)
-    return isinstance(kind, (str, OptionalKind))
+    return isinstance(kind, (str, OptionalKind, ExactScalarKind))

@@ -27,6 +27,7 @@ from ember.dispatcher.object_layout import (
     ArrayKind,
     ConstantKind,
     EnumKind,
+    ExactScalarKind,
     InstanceKind,
     Kind,
     NamedTupleKind,
@@ -261,6 +262,21 @@ class ArgumentUnboxing(EntryBuilder):
         return phi
 
 
+def _match_exact_scalar(entry, obj, kind: ExactScalarKind, fail) -> None:
+    """A Python number or a NumPy scalar of 64 bits, matched by its exact class."""
+    same = entry.builder.icmp_unsigned(
+        "==", entry.ob_type(obj), _object_constant(kind.python_class())
+    )
+    entry.continue_if(same, fail, f"{kind.name}_exact")
+
+
+def _unbox_exact_scalar(entry, obj, kind: ExactScalarKind, fail) -> list:
+    """Its class matched already: one way to unbox."""
+    if kind.numpy:
+        return entry.load_scalar(kind.name, entry.field_ptr(obj, _NUMPY_SCALAR_VALUE_OFFSET))
+    return entry.emit_unbox_python(obj, kind.name, fail)
+
+
 def _own(name: str):
     """A table entry calling the entry's own method `name(obj, kind, fail)`."""
     return lambda entry, obj, kind, fail: getattr(entry, name)(obj, kind, fail)
@@ -282,6 +298,7 @@ _MATCHERS = {
     RecordKind: entry_records.emit_match,
     ByteArrayKind: entry_buffers.emit_match,
     MemoryViewKind: entry_buffers.emit_match_memoryview,
+    ExactScalarKind: _match_exact_scalar,
 }
 _UNBOXERS = {
     ArrayKind: lambda entry, obj, kind, fail: entry.emit_unbox_array(obj, kind),
@@ -294,4 +311,5 @@ _UNBOXERS = {
     RecordKind: entry_records.emit_unbox,
     ByteArrayKind: entry_buffers.emit_unbox,
     MemoryViewKind: entry_buffers.emit_unbox_memoryview,
+    ExactScalarKind: _unbox_exact_scalar,
 }

@@ -24,7 +24,13 @@ from ember.dispatcher.entry_records import RecordKind, record_kind
 from ember.dispatcher.entry_slices import slice_kind
 from ember.dispatcher.entry_templates import link_text
 from ember.dispatcher.memory_object import memory_object_type
-from ember.dispatcher.object_layout import DtypeObject, GeneratorKind, NamedTupleKind, SetKind
+from ember.dispatcher.object_layout import (
+    DtypeObject,
+    ExactScalarKind,
+    GeneratorKind,
+    NamedTupleKind,
+    SetKind,
+)
 from ember.lowering.callconv import raise_static_exception
 
 if TYPE_CHECKING:
@@ -204,10 +210,13 @@ def _has_machine_code(result: Any) -> bool:
     return getattr(result.library, "has_machine_code", True)
 
 
-def _specialization(arg_types: tuple, result: Any) -> tuple | None:
+def _specialization(arg_types: tuple, result: Any, exact_scalars: bool) -> tuple | None:
     """`(arg_kinds, ret_kind, address)` of one compiled specialization, or None when the
-    native entry cannot take its arguments or box its result."""
+    native entry cannot take its arguments or box its result. `exact_scalars`: a Python
+    number and a NumPy scalar of 64 bits are told apart (they compile apart)."""
     arg_kinds = [argument_kind(t) for t in arg_types]
+    if exact_scalars:
+        arg_kinds = [_exact_scalar_kind(k, t) for k, t in zip(arg_kinds, arg_types)]
     ret_kind = value_kind(result.signature.return_type)
     if ret_kind is None or None in arg_kinds:
         return None
@@ -219,6 +228,17 @@ def _specialization(arg_types: tuple, result: Any) -> tuple | None:
     if not all(native_entry.fast_path_supported(k) for k in arg_kinds):
         return None
     return (arg_kinds, ret_kind, result.address)
+
+
+_EXACT_SCALAR_NAMES = frozenset({"int64", "uint64", "float64", "complex128"})
+
+
+def _exact_scalar_kind(kind: Any, typ: types.Type) -> Any:
+    """An argument's scalar kind matched by its exact class: np.int64(5) takes the NumPy
+    scalar's specialization (types.np_int64), 5 the Python int's."""
+    if isinstance(kind, str) and kind in _EXACT_SCALAR_NAMES:
+        return ExactScalarKind(kind, types.is_numpy_scalar(typ))
+    return kind
 
 
 def _views_need_their_argument(kind: Any) -> bool:
@@ -358,7 +378,8 @@ class EntryChain:
                 continue  # not seen: a later link takes it once it is called from Python
             self.seen.add(arg_types)
             passed = _spread_star_args(arg_types) if star else arg_types
-            found = None if passed is None else _specialization(passed, result)
+            exact = not self.dispatcher._explicit
+            found = None if passed is None else _specialization(passed, result, exact)
             if found is not None and found[0] not in taken:
                 taken.append(found[0])
                 specializations.append(found)

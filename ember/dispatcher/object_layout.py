@@ -23,6 +23,23 @@ from ember.dispatcher.entry_slices import SliceKind
 Kind: TypeAlias = str | tuple["Kind", ...]
 """A value kind: a scalar kind name or a (possibly nested) tuple of kinds."""
 
+
+@dataclass(frozen=True)
+class ExactScalarKind:
+    """An int64, uint64, float64 or complex128 argument matched by its exact class: Python's
+    number (`numpy=False`) or NumPy's scalar (`numpy=True`), which compile apart (NumPy's
+    promotion keeps a NumPy scalar strong: types.np_int64). A plain scalar kind name takes
+    either (a dispatcher with explicit signatures converts one to the other)."""
+
+    name: str
+    numpy: bool
+
+    def python_class(self) -> type | None:
+        if self.numpy:
+            return numpy_scalar_type(self.name)
+        return {"int64": int, "float64": float, "complex128": complex}.get(self.name)
+
+
 Specialization: TypeAlias = tuple[Sequence[Kind], Kind, str | int]
 """``(arg_kinds, ret_kind, target)``; target is a symbol name or a function address."""
 
@@ -284,6 +301,8 @@ class ReflectedListKind:
 
 def _check_kind(kind: Kind) -> None:
     """Raise ``TypeError`` unless ``kind`` is a valid value kind."""
+    if isinstance(kind, ExactScalarKind):
+        kind = kind.name
     if isinstance(kind, OptionalKind):
         if isinstance(kind.inner, StringKind):
             return
@@ -328,6 +347,8 @@ def numpy_dtype_of(kind: ArrayKind) -> Any:
 
 def flatten_arg_types(kind: Kind) -> list[ir.Type]:
     """LLVM parameter types that one argument of ``kind`` flattens to in the native convention."""
+    if isinstance(kind, ExactScalarKind):
+        kind = kind.name
     if isinstance(kind, tuple):
         return [t for member in kind for t in flatten_arg_types(member)]
     _check_kind(kind)
@@ -406,6 +427,8 @@ def fast_path_supported(kind: Kind) -> bool:
     int64, ``float`` -> float64, ``bool``, ``complex`` -> complex128, ``None`` and exact tuples
     of those. Specializations with any other argument kind are never selected natively.
     """
+    if isinstance(kind, ExactScalarKind):
+        return kind.python_class() is not None and fast_path_supported(kind.name)
     if isinstance(kind, tuple):
         return all(fast_path_supported(member) for member in kind)
     if isinstance(kind, (ConstantKind, InstanceKind, ReflectedListKind, DatetimeKind, EnumKind)):

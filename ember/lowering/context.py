@@ -175,6 +175,10 @@ class CPUContext(NumbaContextMixin):
         """Convert `value` from one type to another (the one home of conversion code)."""
         if from_type is to_type:
             return value
+        if types.is_numpy_scalar(from_type) or types.is_numpy_scalar(to_type):
+            from_type, to_type = types.plain_number(from_type), types.plain_number(to_type)
+            if from_type is to_type:  # np.int64 and int64 hold the same value
+                return value
         impl = self.registry.find_cast(from_type, to_type)
         if impl is None:
             raise LoweringError(f"no conversion from {from_type} to {to_type}")

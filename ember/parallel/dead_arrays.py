@@ -133,7 +133,9 @@ def _forward_stores(parfor: Parfor, typemap: dict, names: _Names, fresh: set) ->
             elif isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.GetItem):
                 key = (names.root(stmt.value.value.name), names.root(stmt.value.index.name))
                 value = stored.get(key)
-                if value is not None and typemap.get(stmt.target.name) == typemap[value.name]:
+                if value is not None and _same_value_type(
+                    typemap.get(stmt.target.name), typemap[value.name]
+                ):
                     block.body[position] = ir.Assign(stmt.target, value, stmt.loc)
             elif _may_write_arrays(stmt, typemap):
                 stored.clear()
@@ -162,7 +164,7 @@ def _note_store(stmt: ir.SetItem, typemap, names: _Names, fresh: set, stored: di
         if other != key and (other[0] == array or not {other[0], array} <= fresh):
             del stored[other]
     array_type, value_type = typemap.get(stmt.target.name), typemap.get(stmt.value.name)
-    exact = isinstance(array_type, types.Array) and value_type == array_type.dtype
+    exact = isinstance(array_type, types.Array) and _same_value_type(value_type, array_type.dtype)
     if exact and names.once(stmt.value.name):
         stored[key] = stmt.value
     else:
@@ -235,3 +237,9 @@ def _stores_or_copies(stmt: ir.Stmt, aliases: set) -> bool:
     if isinstance(stmt, ir.SetItem):
         return stmt.target.name in aliases
     return isinstance(stmt, ir.Assign) and stmt.target.name in aliases
+
+
+def _same_value_type(first, second) -> bool:
+    """One type but for a NumPy scalar's mark (an item read back is np.float64, the float64
+    stored: the same value)."""
+    return types.plain_number(first) == types.plain_number(second)

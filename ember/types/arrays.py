@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from ember.types.abstract import Dummy, Type
+from ember.types.scalars import numpy_scalar, plain_number
 from ember.types.strings import element_value_type
 
 
@@ -29,7 +30,7 @@ class Buffer(ArrayCompatible):
     ) -> None:
         if layout not in ("C", "F", "A"):
             raise ValueError(f"array layout must be 'C', 'F' or 'A', not {layout!r}")
-        self.dtype = dtype
+        self.dtype = dtype = plain_number(dtype)  # an array's dtype, not a NumPy scalar's type
         self.ndim = ndim
         self.layout = layout
         self.readonly = readonly
@@ -227,8 +228,8 @@ class ArrayIterator(Type):
 
     def __init__(self, array_type: Array) -> None:
         self.array_type = array_type
-        if array_type.ndim == 1:
-            self.yield_type = element_value_type(array_type.dtype)
+        if array_type.ndim == 1:  # an item is a NumPy scalar (strong in NumPy's promotion)
+            self.yield_type = numpy_scalar(element_value_type(array_type.dtype))
         else:
             layout = "C" if array_type.layout == "C" else "A"
             self.yield_type = array_type.copy(ndim=array_type.ndim - 1, layout=layout)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ember.types.abstract import Type
-from ember.types.scalars import int64, unliteral
+from ember.types.scalars import int64, plain_number, unliteral
 
 
 class BaseTuple(Type):
@@ -89,7 +89,7 @@ class UniTuple(BaseTuple):
 
 def make_tuple(types: Any) -> BaseTuple:
     """The canonical tuple type of `types`: a UniTuple when all members agree."""
-    types = tuple(types)
+    types = tuple(map(plain_number, types))  # (a[0], 5): a UniTuple, as (5, 5)
     if types and all(t is types[0] for t in types):
         return UniTuple(types[0], len(types))
     return Tuple(types)

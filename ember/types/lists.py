@@ -9,7 +9,7 @@ from ember.types.abstract import Type
 from ember.types.arrays import Array, SliceType
 from ember.types.classes import ManagedStruct
 from ember.types.containers import BaseTuple, UniTuple, widened
-from ember.types.scalars import Number
+from ember.types.scalars import Number, plain_number
 from ember.types.strings import BytesType, UnicodeType
 
 
@@ -37,7 +37,7 @@ class List(Type):
     initial_value = None  # a display's constants, once asked for: literal_containers.py
 
     def __init__(self, dtype: Type, reflected: bool = False, initial_value: Any = None) -> None:
-        self.dtype = dtype
+        self.dtype = plain_number(dtype)  # [a[0]] holds int64s, as [5]
         self.reflected = bool(reflected)
         kind = "reflected list" if self.reflected else "list"
         super().__init__(f"{kind}({dtype})<iv=None>")

@@ -110,6 +110,33 @@ class Complex(Number):
         return (self.name, self.bitwidth, self.underlying_float)
 
 
+class NumPyScalar:
+    """A 64-bit number known to be a NumPy scalar (np.int64(5), an array's item): a distinct
+    type, so NumPy's promotion keeps it strong beside an array (NEP 50: `int8_array +
+    np.int64(100)` is int64, where `int8_array + 100` is int8). Everything else sees its plain
+    type: `unliteral` widens it to that, as it widens a literal."""
+
+    @property
+    def plain(self) -> Number:
+        return _PLAIN_OF[self.name]
+
+    @property
+    def mangling(self) -> str:
+        return "np_" + self.name
+
+
+class NumPyInteger(NumPyScalar, Integer):
+    pass
+
+
+class NumPyFloat(NumPyScalar, Float):
+    pass
+
+
+class NumPyComplex(NumPyScalar, Complex):
+    pass
+
+
 class NoneType(Type):
     def __init__(self, name: str = "none") -> None:
         super().__init__(name)
@@ -184,6 +211,13 @@ float64 = Float("float64", 64)
 complex64 = Complex("complex64", 64, float32)
 complex128 = Complex("complex128", 128, float64)
 none = NoneType()
+# the NumPy scalars of the types Python's numbers share (a narrower one is always NumPy's)
+np_int64 = NumPyInteger("int64", 64, True)
+np_uint64 = NumPyInteger("uint64", 64, False)
+np_float64 = NumPyFloat("float64", 64)
+np_complex128 = NumPyComplex("complex128", 128, float64)
+_PLAIN_OF = {"int64": int64, "uint64": uint64, "float64": float64, "complex128": complex128}
+_NUMPY_OF = {int64: np_int64, uint64: np_uint64, float64: np_float64, complex128: np_complex128}
 string_type = string = unicode_type
 
 intp = int64
@@ -258,5 +292,25 @@ def maybe_literal(value: Any) -> Type | None:
 
 
 def unliteral(typ: Type) -> Type:
-    """Widen a literal type to the type it stands for; other types are unchanged."""
-    return typ.literal_type if isinstance(typ, Literal) else typ
+    """Widen a literal type to the type it stands for, a NumPy scalar's type to its plain
+    type; other types are unchanged."""
+    if isinstance(typ, Literal):
+        return typ.literal_type
+    return typ.plain if isinstance(typ, NumPyScalar) else typ
+
+
+def numpy_scalar(typ: Type) -> Type:
+    """The type of a NumPy scalar of `typ` (strong in NumPy's promotion): np_int64 for int64;
+    a narrower number type is one already."""
+    return _NUMPY_OF.get(typ, typ)
+
+
+def plain_number(typ: Type) -> Type:
+    """A NumPy scalar's plain number type (other types, literals too, unchanged): what a
+    container holds (a list of np.int64 items is a list of int64, as one of Python ints)."""
+    return typ.plain if isinstance(typ, NumPyScalar) else typ
+
+
+def is_numpy_scalar(typ: Type) -> bool:
+    """Whether a value of type `typ` is known to be a NumPy scalar of 64 bits."""
+    return isinstance(typ, NumPyScalar)

@@ -96,12 +96,37 @@ def mixes_uint64(a: types.Type, b: types.Type) -> bool:
     return any(isinstance(t, types.Integer) and not t.signed and t.bitwidth == 64 for t in (a, b))
 
 
-def _binary(fn):
+def _unsigned_constants(args: tuple) -> tuple:
+    """A constant int that is not negative beside a uint64 is a uint64 (NumPy's rule for a
+    Python int, NEP 50): `np.uint64(2**64 - 2) + 1` is 2**64 - 1, where Numba's int64 gives
+    -1. A negative one (and any variable int) keeps Numba's int64 arithmetic."""
+    if len(args) != 2 or not any(types.unliteral(a) is types.uint64 for a in args):
+        return args
+    return tuple(
+        types.uint64 if isinstance(a, types.IntegerLiteral) and a.literal_value >= 0 else a
+        for a in args
+    )
+
+
+def _operator(fn):
     def decorate(rule):
-        registry.typer(fn)(rule)
+        registry.typer(fn)(_keeping_numpy_scalars(rule))
         return rule
 
     return decorate
+
+
+def _keeping_numpy_scalars(rule):
+    """A NumPy scalar operand makes the result a NumPy scalar (np.int64(5) + 1 is np.int64,
+    strong beside an array in NumPy's promotion); the operands compute as plain numbers."""
+
+    def typer(args, kws):
+        sig = rule(_unsigned_constants(args), kws)
+        if sig is None or not any(map(types.is_numpy_scalar, args)):
+            return sig
+        return signature(types.numpy_scalar(sig.return_type), *sig.args)
+
+    return typer
 
 
 def _same(result: types.Type | None, args_type: types.Type | None = None) -> Signature | None:
@@ -113,12 +138,12 @@ def _same(result: types.Type | None, args_type: types.Type | None = None) -> Sig
 
 for _fn in _ARITHMETIC:
 
-    @_binary(_fn)
+    @_operator(_fn)
     def _arith(args, kws):
         return _same(arithmetic_result(*args)) if len(args) == 2 else None
 
 
-@_binary(operator.truediv)
+@_operator(operator.truediv)
 def _truediv(args, kws):
     result = arithmetic_result(*args)
     if result is None:
@@ -133,7 +158,7 @@ def _truediv(args, kws):
 
 for _fn in (operator.floordiv, operator.mod):
 
-    @_binary(_fn)
+    @_operator(_fn)
     def _floor_ops(args, kws):
         result = arithmetic_result(*args)
         if result is None or isinstance(result, types.Complex):
@@ -145,7 +170,7 @@ for _fn in (operator.floordiv, operator.mod):
         return _same(result)
 
 
-@_binary(operator.pow)
+@_operator(operator.pow)
 def _power(args, kws):
     result = arithmetic_result(*args)
     if result is None:
@@ -162,7 +187,7 @@ def _power(args, kws):
 
 for _fn in (operator.lshift, operator.rshift):
 
-    @_binary(_fn)
+    @_operator(_fn)
     def _shift(args, kws):
         left, right = (types.unliteral(a) for a in args)
         if not (_is_int_like(left) and _is_int_like(right)):
@@ -173,7 +198,7 @@ for _fn in (operator.lshift, operator.rshift):
 
 for _fn in (operator.and_, operator.or_, operator.xor):
 
-    @_binary(_fn)
+    @_operator(_fn)
     def _bitwise(args, kws):
         left, right = (types.unliteral(a) for a in args)
         if isinstance(left, types.Boolean) and isinstance(right, types.Boolean):
@@ -197,7 +222,7 @@ def _unsigned_bits(a: types.Type, b: types.Type) -> bool:
 
 for _fn in _ORDERING + _EQUALITY:
 
-    @_binary(_fn)
+    @_operator(_fn)
     def _compare(args, kws, _fn=_fn):
         left, right = (types.unliteral(a) for a in args)
         if isinstance(left, types.BaseTuple) and isinstance(right, types.BaseTuple):
@@ -261,7 +286,7 @@ def comparable(fn, a: types.Type, b: types.Type) -> bool:
 
 for _fn in (operator.is_, operator.is_not):
 
-    @_binary(_fn)
+    @_operator(_fn)
     def _identity(args, kws):
         left, right = args
         if left is types.none or right is types.none or left is right is types.ellipsis_type:
@@ -269,7 +294,7 @@ for _fn in (operator.is_, operator.is_not):
         return None
 
 
-@registry.typer(operator.neg)
+@_operator(operator.neg)
 def _negate(args, kws):
     (value,) = (types.unliteral(a) for a in args)
     if isinstance(value, types.Boolean):
@@ -288,12 +313,12 @@ def _widened_unary(value: types.Integer) -> Signature:
     return signature(integer_result(value, value), value)
 
 
-@registry.typer(operator.pos)
+@_operator(operator.pos)
 def _positive(args, kws):
     return _negate(args, kws)
 
 
-@registry.typer(operator.invert)
+@_operator(operator.invert)
 def _invert(args, kws):
     (value,) = (types.unliteral(a) for a in args)
     if isinstance(value, types.Boolean):

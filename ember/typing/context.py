@@ -77,6 +77,8 @@ class TypingContext:
         found = typeof_constant(value)
         if isinstance(found, types.Array):  # a global array is frozen, as in Numba
             return found.copy(layout="C", readonly=True)
+        if type(value).__module__ == "numpy":  # a global np.int64(5): strong, as an argument
+            return types.numpy_scalar(found)
         return found
 
     def _declared_type(self, value: Any) -> types.Type | None:

@@ -79,6 +79,9 @@ def can_convert(from_type: types.Type, to_type: types.Type) -> Conversion | None
     if isinstance(from_type, types.Literal):
         inner = can_convert(from_type.literal_type, to_type)
         return max(inner, Conversion.promote) if inner is not None else None
+    if types.is_numpy_scalar(from_type) or types.is_numpy_scalar(to_type):
+        # a NumPy scalar is its plain number type but for NEP 50's promotion
+        return can_convert(types.unliteral(from_type), types.unliteral(to_type))
     numeric = _NUMERIC_TABLE.get((from_type, to_type))
     if numeric is not None:
         return numeric

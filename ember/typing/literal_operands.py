@@ -19,8 +19,11 @@ class LiteralOperands:
 
     def _constant_counts(self, expr: ir.BinOp | ir.InplaceBinOp, args: tuple) -> tuple:
         """A constant integer beside a tuple (`t * 2`) reaches the typer as a literal: the
-        length of the result depends on it."""
-        if not any(isinstance(a, types.BaseTuple) for a in args):
+        length of the result depends on it; so does one beside a uint64 (`u + 1` stays
+        uint64 when the constant is not negative, typing/arith.py)."""
+        if not any(
+            isinstance(a, types.BaseTuple) or types.unliteral(a) is types.uint64 for a in args
+        ):
             return args
         operands = (expr.lhs, expr.rhs)
         return tuple(self._constant_int(var, typ) for var, typ in zip(operands, args))

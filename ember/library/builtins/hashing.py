@@ -36,7 +36,7 @@ def hash_overload(value):
     if isinstance(value, types.Boolean):
         return _bool_hash
     if isinstance(value, types.Integer):
-        return _uint64_hash if value is types.uint64 else _int_hash
+        return _uint64_hash if types.unliteral(value) is types.uint64 else _int_hash
     if isinstance(value, types.Float):
         return _float_hash
     if isinstance(value, types.Complex):

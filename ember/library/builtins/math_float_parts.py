@@ -174,7 +174,7 @@ def math_ulp(x):
 @intrinsic
 def _fused_multiply_add(typingctx, x, y, z):
     """x * y + z rounded once (LLVM's fma)."""
-    if not all(t is types.float64 for t in (x, y, z)):
+    if not all(types.unliteral(t) is types.float64 for t in (x, y, z)):
         return None
 
     def codegen(context, builder, sig, args):

@@ -393,7 +393,7 @@ def radians(x):
 
 def _float_constant(x: types.Type, value: float):
     """`value` as a constant of x's float type (float64 for integers), or None."""
-    if isinstance(x, (types.Integer, types.Boolean)) or x is types.float64:
+    if isinstance(x, (types.Integer, types.Boolean)) or types.unliteral(x) is types.float64:
         return value
     if x is types.float32:
         import numpy as np  # a float32 constant; only needed for float32 arguments

@@ -54,9 +54,10 @@ for _scalar_class, _scalar_type in _SCALAR_CLASSES.items():
     def _type_scalar_class(args, kws, _scalar_type=_scalar_type):
         if len(args) == 1 and not kws and isinstance(types.unliteral(args[0]), types.Number):
             refuse_complex_to_real(f"np.{_scalar_type}", types.unliteral(args[0]), _scalar_type)
-            return signature(_scalar_type, types.unliteral(args[0]))
+            # np.int64(k) is a NumPy scalar: strong beside an array (NEP 50)
+            return signature(types.numpy_scalar(_scalar_type), types.unliteral(args[0]))
         if not args and not kws:
-            return signature(_scalar_type)
+            return signature(types.numpy_scalar(_scalar_type))
         return None
 
     @lower_builtin(_scalar_class, types.Number)

@@ -190,7 +190,8 @@ def _type_getitem(args, kws):
     if plan is None:
         return None
     plan = _with_slice_steps(plan)
-    return signature(plan.result, args[0], args[1])
+    # an item is a NumPy scalar: strong beside an array in NumPy's promotion (NEP 50)
+    return signature(types.numpy_scalar(plan.result), args[0], args[1])
 
 
 def _with_slice_steps(plan: IndexPlan) -> IndexPlan:

@@ -3,8 +3,9 @@ NumPy's floating-point behaviour (no Python exceptions for division by zero or d
 
 Types come from NumPy itself (`ufunc.resolve_dtypes`), with Python's scalars passed as the
 "weak" Python types of NEP 50: `float32_array * 2.0` stays float32, `int8_array + 1` stays int8.
-ember cannot tell a Python float from an np.float64 scalar, so a scalar of Python's types
-(int64, uint64, float64, complex128) is weak; a narrower one is a NumPy scalar, strong.
+A scalar of Python's types (int64, uint64, float64, complex128) is weak unless its type says
+it is a NumPy scalar (types.np_int64...: np.int64(5) passed in or made inside, an array's
+item); a narrower one is always a NumPy scalar, strong.
 An integer scalar that does not fit a narrower integer loop raises NumPy's OverflowError
 (`uint8_array + 300`), except in comparisons, which are exact for every value
 (ember/library/builtins/int_scalars.py).
@@ -57,7 +58,15 @@ _PYTHON_SCALAR_TYPES = (types.int64, types.uint64, types.float64, types.complex1
 
 def may_be_python_scalar(typ: types.Type) -> bool:
     """Whether a value of type `typ` may be a Python number (weak in NumPy's promotion)."""
+    if types.is_numpy_scalar(typ):
+        return False
     return isinstance(typ, types.Literal) or types.unliteral(typ) in _PYTHON_SCALAR_TYPES
+
+
+def operand_type(typ: types.Type) -> types.Type:
+    """An operand's type for NumPy's promotion: a literal widened, a NumPy scalar's type kept
+    (types.unliteral would make np.int64(100) weak)."""
+    return typ.literal_type if isinstance(typ, types.Literal) else typ
 
 
 def _weak_or_strong(typ: types.Type, weak: bool):
@@ -549,7 +558,7 @@ def register_ufunc_call(ufunc: np.ufunc) -> None:
             bound = pysig.bind(*args, **kws)
         except TypeError:
             return None
-        operand_types = tuple(types.unliteral(a) for a in args[: ufunc.nin])
+        operand_types = tuple(operand_type(a) for a in args[: ufunc.nin])
         declared = ufunc in _DECLARED_LOOPS  # datetime scalars too (@vectorize's loops)
         if len(operand_types) != ufunc.nin or not all(
             _operand(a) or (declared and isinstance(a, DATETIME_TYPES)) for a in operand_types
@@ -719,7 +728,7 @@ def _operator_ufunc(fn, ufunc: np.ufunc) -> None:
             return None
         if any(isinstance(a, types.Array) and _holds_text(a.dtype) for a in args):
             return None  # string arrays compare by their own rules (char_arrays.py)
-        operand_types = tuple(types.unliteral(a) for a in args)
+        operand_types = tuple(operand_type(a) for a in args)
         if ufunc is np.invert and isinstance(operand_types[0].dtype, types.Boolean):
             loop = resolve_loop(np.logical_not, operand_types)
         else:
@@ -746,7 +755,7 @@ def _inplace_operator(fn, ufunc: np.ufunc) -> None:
     def _typer(args, kws):
         if len(args) != 2 or not isinstance(args[0], types.Array) or not _operand(args[1]):
             return None
-        target, other = args[0], types.unliteral(args[1])
+        target, other = args[0], operand_type(args[1])
         if target.readonly:
             raise TypingError(f"cannot modify a read-only array ({target}) in place")
         loop = resolve_loop(ufunc, (target, other))
@@ -778,7 +787,7 @@ for _fn, _ufunc in INPLACE_OPERATORS.items():
 def _type_where(args, kws):
     if kws or len(args) != 3 or not all(_operand(a) for a in args):
         return None
-    cond, x, y = (types.unliteral(a) for a in args)
+    cond, x, y = (operand_type(a) for a in args)
     dtype = _where_dtype(x, y)
     ndim = result_ndim((cond, x, y))
     if ndim is None:  # three scalars: a 0-d array, as NumPy
