@@ -122,3 +122,19 @@ class PyObject(Dummy):
 
 
 pyobject = PyObject("pyobject")
+
+
+# Numba's `types.abstract` module also holds its abstract kinds; ember defines them beside the
+# concrete types, so `types.abstract.Number` finds them there.
+_NUMBA_ABSTRACT_NAMES = frozenset(
+    "Number Hashable Callable IterableType IteratorType Sized ConstSized Container Sequence "
+    "MutableSequence ArrayCompatible Literal DTypeSpec".split()
+)
+
+
+def __getattr__(name: str) -> Any:
+    if name in _NUMBA_ABSTRACT_NAMES:
+        import ember.types
+
+        return getattr(ember.types, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
