@@ -230,7 +230,8 @@ def test_bad_options_are_rejected():
     with pytest.raises(TypeError, match="unknown jit option"):
         refused(1.0, 2.0)
     with pytest.raises(TypeError, match="unknown jit option"):
-        njit("float64(float64, float64)", no_such_option=True)(scaled)  # a signature compiles at once
+        # a signature compiles at once
+        njit("float64(float64, float64)", no_such_option=True)(scaled)
 
 
 @pytest.mark.parametrize("option", ["no_cpython_wrapper", "no_cfunc_wrapper", "_nrt"])

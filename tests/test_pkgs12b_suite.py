@@ -7,14 +7,14 @@ import pickle
 
 import numpy as np
 import pytest
-
-from ember import njit, types
-from ember.core import cgutils
 from ember.core.imputils import impl_ret_borrowed
 from ember.core.typing.templates import (
     _OverloadAttributeTemplate,
     make_overload_attribute_template,
 )
+
+from ember import njit, types
+from ember.core import cgutils
 from ember.errors import TypingError
 from ember.extending import (
     infer_getattr,
