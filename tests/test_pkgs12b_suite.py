@@ -29,32 +29,36 @@ from tests.oracle import assert_frees_all
 # ---------------------------------------------------------------- a callable extension type
 
 
-class _PolyType(types.Type):
-    """A polynomial over its coefficient array (lowest degree first), as clifford's
-    MultiVectorType wraps a value array: a struct holding the array."""
+def _array_struct_type(name: str):
+    """A type holding one array (`coeffs`), as clifford's MultiVectorType wraps its value
+    array, and an intrinsic making one from an array: (type class, constructor)."""
 
-    def __init__(self, coeffs_type: types.Type) -> None:
-        self.coeffs_type = coeffs_type
-        super().__init__(f"Poly12b({coeffs_type})")
+    class ArrayStructType(types.Type):
+        def __init__(self, coeffs_type: types.Type) -> None:
+            self.coeffs_type = coeffs_type
+            super().__init__(f"{name}({coeffs_type})")
+
+    @register_model(ArrayStructType)
+    class ArrayStructModel(models.StructModel):
+        def __init__(self, dmm, fe_type):
+            super().__init__(dmm, fe_type, [("coeffs", fe_type.coeffs_type)])
+
+    make_attribute_wrapper(ArrayStructType, "coeffs", "coeffs")
+
+    @intrinsic
+    def make(typingctx, coeffs):
+        def codegen(context, builder, sig, args):
+            value = cgutils.create_struct_proxy(sig.return_type)(context, builder)
+            value.coeffs = args[0]
+            return impl_ret_borrowed(context, builder, sig.return_type, value._getvalue())
+
+        return ArrayStructType(coeffs)(coeffs), codegen
+
+    return ArrayStructType, make
 
 
-@register_model(_PolyType)
-class _PolyModel(models.StructModel):
-    def __init__(self, dmm, fe_type):
-        super().__init__(dmm, fe_type, [("coeffs", fe_type.coeffs_type)])
-
-
-make_attribute_wrapper(_PolyType, "coeffs", "coeffs")
-
-
-@intrinsic
-def _make_poly(typingctx, coeffs):
-    def codegen(context, builder, sig, args):
-        poly = cgutils.create_struct_proxy(sig.return_type)(context, builder)
-        poly.coeffs = args[0]
-        return impl_ret_borrowed(context, builder, sig.return_type, poly._getvalue())
-
-    return _PolyType(coeffs)(coeffs), codegen
+# a polynomial over its coefficient array (lowest degree first)
+_PolyType, _make_poly = _array_struct_type("Poly12b")
 
 
 @overload_method(_PolyType, "__call__")
@@ -136,29 +140,7 @@ class _CallTemplateBase(_OverloadAttributeTemplate):
         raise AssertionError("not called")
 
 
-class _ScaledType(types.Type):
-    def __init__(self, coeffs_type: types.Type) -> None:
-        self.coeffs_type = coeffs_type
-        super().__init__(f"Scaled12b({coeffs_type})")
-
-
-@register_model(_ScaledType)
-class _ScaledModel(models.StructModel):
-    def __init__(self, dmm, fe_type):
-        super().__init__(dmm, fe_type, [("coeffs", fe_type.coeffs_type)])
-
-
-make_attribute_wrapper(_ScaledType, "coeffs", "coeffs")
-
-
-@intrinsic
-def _make_scaled(typingctx, coeffs):
-    def codegen(context, builder, sig, args):
-        value = cgutils.create_struct_proxy(sig.return_type)(context, builder)
-        value.coeffs = args[0]
-        return impl_ret_borrowed(context, builder, sig.return_type, value._getvalue())
-
-    return _ScaledType(coeffs)(coeffs), codegen
+_ScaledType, _make_scaled = _array_struct_type("Scaled12b")
 
 
 def _scaled_call(self, *factors):
