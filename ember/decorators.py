@@ -32,7 +32,12 @@ def jit(signature_or_function: Any = None, **options: Any) -> Any:
     """
     unknown = set(options) - _ACCEPTED_OPTIONS
     if unknown:
-        raise TypeError(f"unknown jit option(s): {', '.join(sorted(unknown))}")
+        message = f"unknown jit option(s): {', '.join(sorted(unknown))}"
+        if callable(signature_or_function) or signature_or_function is None:
+            # as Numba, a function decorated with an unknown option (`device=True` written
+            # for its CUDA target) fails when called, so a module that defines it imports
+            return _refused_on_call(signature_or_function, message)
+        raise TypeError(message)  # a signature compiles now
     _parallel_options(options)  # bad values fail at the decorator
     if options.get("forceobj"):
         return _object_mode(signature_or_function, options)
@@ -44,6 +49,25 @@ def jit(signature_or_function: Any = None, **options: Any) -> Any:
         return _make_dispatcher(py_func, signatures, options)
 
     return decorate
+
+
+class _RefusedFunction:
+    """A function decorated with options ember does not know: calling it raises TypeError."""
+
+    def __init__(self, py_func: Callable, message: str) -> None:
+        self.py_func = self.__wrapped__ = py_func
+        self.__name__ = getattr(py_func, "__name__", "function")
+        self.__doc__ = py_func.__doc__
+        self._message = message
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        raise TypeError(f"{self._message} (decorating {self.__name__})")
+
+
+def _refused_on_call(function: Callable | None, message: str) -> Any:
+    if function is None:
+        return lambda py_func: _RefusedFunction(py_func, message)
+    return _RefusedFunction(function, message)
 
 
 def _jit_disabled(py_func: Callable) -> bool:

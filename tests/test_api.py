@@ -226,8 +226,12 @@ def test_error_model_decides_division_by_zero():
 def test_bad_options_are_rejected():
     with pytest.raises(ValueError, match="error_model"):
         njit(error_model="c")(scaled)
+    refused = njit(no_such_option=True)(scaled)  # as Numba: decorating succeeds, calls fail
     with pytest.raises(TypeError, match="unknown jit option"):
-        njit(no_such_option=True)(scaled)
+        refused(1.0, 2.0)
+    with pytest.raises(TypeError, match="unknown jit option"):
+        # a signature compiles at once
+        njit("float64(float64, float64)", no_such_option=True)(scaled)
 
 
 @pytest.mark.parametrize("option", ["no_cpython_wrapper", "no_cfunc_wrapper", "_nrt"])

@@ -12,6 +12,7 @@ from ember.ir import nodes as ir
 from ember.lowering import exceptions as exception_lowering
 from ember.lowering import first_class
 from ember.typing.signature import Signature
+from ember.typing.templates import calls_a_method
 
 
 class CallLowering:
@@ -124,6 +125,6 @@ def called_method(fnty: types.Type) -> tuple[types.Type, str] | None:
     enum class)."""
     if isinstance(fnty, types.BoundFunction):
         return fnty.this, fnty.attr
-    if isinstance(fnty, (types.ClassInstanceType, types.TypeRef, types.EnumClass)):
+    if calls_a_method(fnty):
         return fnty, "__call__"
     return None

@@ -24,19 +24,23 @@ class _InterningMeta(type):
     """Return the existing instance for an equal key instead of building a new one."""
 
     def __call__(cls, *args: Any, **kwargs: Any) -> Any:
-        candidate = super().__call__(*args, **kwargs)
-        key = (type(candidate), candidate.key)
+        return _intern(super().__call__(*args, **kwargs))
+
+
+def _intern(candidate: Any) -> Any:
+    """The interned type equal to `candidate` (`candidate` itself when it is the first)."""
+    key = (type(candidate), candidate.key)
+    existing = _interned.get(key)
+    if existing is not None:
+        return existing
+    with _intern_lock:
         existing = _interned.get(key)
         if existing is not None:
             return existing
-        with _intern_lock:
-            existing = _interned.get(key)
-            if existing is not None:
-                return existing
-            candidate.typecode = next(_typecodes)
-            _by_typecode[candidate.typecode] = candidate
-            _interned[key] = candidate
-            return candidate
+        candidate.typecode = next(_typecodes)
+        _by_typecode[candidate.typecode] = candidate
+        _interned[key] = candidate
+        return candidate
 
 
 class Type(metaclass=_InterningMeta):
@@ -74,6 +78,12 @@ class Type(metaclass=_InterningMeta):
         return self.name
 
     def __reduce__(self) -> tuple:
+        if type(self)._rebuild_args is Type._rebuild_args and not self.is_internal:
+            # an extension's type, whose constructor need not take its name: rebuilt from its
+            # state, as Numba does (`__getstate__` may leave caches out), then interned
+            state = dict(self.__getstate__() or {})
+            state.pop("typecode", None)
+            return (_rebuild_from_state, (type(self), state))
         return (_rebuild, (type(self), self._rebuild_args()))
 
     def _rebuild_args(self) -> tuple:
@@ -94,6 +104,12 @@ class Type(metaclass=_InterningMeta):
 
 def _rebuild(cls: type, args: tuple) -> Type:
     return cls(*args)
+
+
+def _rebuild_from_state(cls: type, state: dict) -> Type:
+    candidate = cls.__new__(cls)
+    candidate.__dict__.update(state)
+    return _intern(candidate)
 
 
 def forget_interned(key: tuple) -> None:
@@ -123,3 +139,19 @@ class PyObject(Dummy):
 
 
 pyobject = PyObject("pyobject")
+
+
+# Numba's `types.abstract` module also holds its abstract kinds; ember defines them beside the
+# concrete types, so `types.abstract.Number` finds them there.
+_NUMBA_ABSTRACT_NAMES = frozenset(
+    "Number Hashable Callable IterableType IteratorType Sized ConstSized Container Sequence "
+    "MutableSequence ArrayCompatible Literal DTypeSpec".split()
+)
+
+
+def __getattr__(name: str) -> Any:
+    if name in _NUMBA_ABSTRACT_NAMES:
+        import ember.types
+
+        return getattr(ember.types, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -214,6 +214,19 @@ class Hashable(_Kind):
         return isinstance(typ, (scalars.Number, scalars.Boolean, UnicodeType, BytesType))
 
 
+class StarArgTuple(_Kind):
+    """Numba's type of a `*args` tuple handed to an overload function as one argument. ember
+    hands an overload function the `*args` types one by one, so no type is one of these."""
+
+    @staticmethod
+    def matches(typ: Type) -> bool:
+        return False
+
+
+class StarArgUniTuple(StarArgTuple):
+    """Numba's homogeneous `*args` tuple; as StarArgTuple, no ember type is one."""
+
+
 class Bytes(_Kind):
     """Numba's `Bytes(uint8, 1, "C", readonly=True)`, the type of `bytes`: ember's one bytes
     type (`bytes_type`); isinstance matches it."""

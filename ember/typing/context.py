@@ -15,7 +15,7 @@ from ember import types
 from ember.typing.conversions import unify_pair
 from ember.typing.functions import type_choice_call
 from ember.typing.signature import Signature
-from ember.typing.templates import apply_template, registry
+from ember.typing.templates import apply_template, calls_a_method, registry
 
 
 class TypingContext:
@@ -129,9 +129,7 @@ class TypingContext:
             return _function_pointer_call(fnty, args, kws)
         if isinstance(fnty, types.Callable):  # an extension's callable type types itself
             return fnty.get_call_type(self, args, kws)
-        if isinstance(fnty, (types.ClassInstanceType, types.TypeRef, types.EnumClass)):
-            # a __call__ method: a jitclass instance's, a type's (`int64(x)` converts, as at
-            # module level), an enum class's (`Color(2)` is a member)
+        if calls_a_method(fnty):
             return self._method_call(fnty, "__call__", args, kws, literals)
         return None
 

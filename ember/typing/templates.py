@@ -402,7 +402,65 @@ def infer_getattr(template: type[AttributeTemplate]) -> type[AttributeTemplate]:
     """Class decorator: register an AttributeTemplate for the type class in its `key`."""
     if not (isinstance(template.key, type) and issubclass(template.key, types.Type)):
         raise TypeError(f"{template.__name__}.key must be a types.Type subclass")
+    if issubclass(template, _OverloadAttributeTemplate):
+        template.register_overload()
+        return template
     return registry.register_attr(template)
+
+
+class _OverloadAttributeTemplate(AttributeTemplate):
+    """What Numba's `make_overload_attribute_template` makes: registering it (`infer_getattr`)
+    registers its overload function as `@overload_method` when the class says `is_method`
+    (a `"__call__"` method serves calls of the type's values), else as `@overload_attribute`.
+    Numba's private hooks a subclass may override (`_resolve`, `_init_once`) are not called."""
+
+    is_method = False
+    _attr: str
+    _overload_func: Callable
+    _jit_options: dict
+
+    @classmethod
+    def register_overload(cls) -> None:
+        from ember.typing.overload import overload_method
+        from ember.typing.overload_attribute import overload_attribute
+
+        decorator = overload_method if cls.is_method else overload_attribute
+        decorator(cls.key, cls._attr, jit_options=cls._jit_options)(cls._overload_func)
+
+
+def make_overload_attribute_template(
+    typ: Any,
+    attr: str,
+    overload_func: Callable,
+    inline: str = "never",
+    prefer_literal: bool = False,
+    base: type = _OverloadAttributeTemplate,
+    **options: Any,
+) -> type[_OverloadAttributeTemplate]:
+    """Numba's factory behind overload_attribute/overload_method: a template for `attr` of the
+    type class `typ` (or of a type instance's class), registered by `infer_getattr`."""
+    type_class = typ if isinstance(typ, type) else type(typ)
+    return type(
+        f"OverloadAttributeTemplate_{type_class.__name__}_{attr}",
+        (base,),
+        {
+            "key": type_class,
+            "_attr": attr,
+            "_overload_func": staticmethod(overload_func),
+            "_jit_options": dict(options.get("jit_options") or {}),
+        },
+    )
+
+
+def calls_a_method(fnty: types.Type) -> bool:
+    """Whether calling a value of `fnty` calls its `__call__` method: a jitclass instance's, a
+    type's (`int64(x)` converts), an enum class's (`Color(2)` is a member), or an
+    `@overload_method(TypeClass, "__call__")` of an extension type."""
+    if isinstance(fnty, (types.ClassInstanceType, types.TypeRef, types.EnumClass)):
+        return True
+    if isinstance(fnty, types.Callable):  # types its own calls (get_call_type)
+        return False
+    return (type(fnty), "__call__") in registry.functions
 
 
 def type_callable(key: Any) -> Callable:
