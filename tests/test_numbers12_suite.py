@@ -7,7 +7,7 @@ import warnings
 import numpy as np
 
 import ember
-from ember import types
+from ember import njit, types
 
 
 def _same(got, expected):
@@ -135,3 +135,43 @@ def test_uint64_with_a_constant_stays_uint64():
         return u
 
     assert count_up(5) == 2**64 - 5
+
+
+def test_extensions_registered_for_plain_numbers_take_numpy_scalars():
+    """An extension's lowering registered for float64 and int64 instances serves the NumPy
+    scalars that array items and np.float64 arguments are (same values, same data)."""
+    from ember.extending import lower_builtin, type_callable
+
+    def weighted(x, k):
+        return x * k + 1.0
+
+    @type_callable(weighted)
+    def type_weighted(context):
+        def typer(x, k):
+            if isinstance(x, types.Float) and isinstance(k, types.Integer):
+                return types.float64
+            return None
+
+        return typer
+
+    @lower_builtin(weighted, types.float64, types.int64)
+    def lower_weighted(context, builder, sig, args):
+        x, k = args
+        scaled = builder.fmul(x, builder.sitofp(k, x.type))
+        return builder.fadd(scaled, x.type(1.0))
+
+    @njit
+    def over_items(values, counts):
+        total = 0.0
+        for i in range(values.size):
+            total += weighted(values[i], counts[i])
+        return total
+
+    @njit
+    def once(x, k):
+        return weighted(x, k)
+
+    values, counts = np.array([0.5, -2.0, 3.25]), np.array([3, 0, -2])
+    assert over_items(values, counts) == sum(weighted(v, int(c)) for v, c in zip(values, counts))
+    for x, k in ((np.float64(1.5), np.int64(4)), (1.5, 4), (np.float64(-0.0), 7)):
+        assert once(x, k) == weighted(float(x), int(k))

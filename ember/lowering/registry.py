@@ -20,8 +20,8 @@ from ember import types
 
 
 def _matches(spec: Any, typ: types.Type) -> bool:
-    if isinstance(spec, types.Type):
-        return spec is typ or spec is types.Any
+    if isinstance(spec, types.Type):  # float64's implementations serve np.float64 (same value)
+        return spec is typ or spec is types.Any or spec is types.plain_number(typ)
     return isinstance(typ, spec)
 
 
