@@ -175,30 +175,3 @@ def test_extensions_registered_for_plain_numbers_take_numpy_scalars():
     assert over_items(values, counts) == sum(weighted(v, int(c)) for v, c in zip(values, counts))
     for x, k in ((np.float64(1.5), np.int64(4)), (1.5, 4), (np.float64(-0.0), 7)):
         assert once(x, k) == weighted(float(x), int(k))
-
-
-def test_overloads_testing_numba_domains_take_numpy_scalars():
-    """Extension code tests `x in types.real_domain` (Numba's sets): an array item or an
-    np.float64 argument is in its plain type's set, as in Numba it is that type."""
-    from ember.extending import overload
-
-    def halve_or_negate(x):
-        return x / 2.0 if isinstance(x, float) else -x
-
-    @overload(halve_or_negate)
-    def halve_or_negate_impl(x):
-        if x in types.real_domain:
-            return lambda x: x / 2.0
-        if x in types.integer_domain:
-            return lambda x: -x
-        return None
-
-    @njit
-    def over_items(values, counts):
-        return [halve_or_negate(values[i]) + halve_or_negate(counts[i]) for i in range(3)]
-
-    values, counts = np.array([0.5, -2.0, 3.0]), np.array([3, 0, -2])
-    want = [halve_or_negate(float(v)) + halve_or_negate(int(c)) for v, c in zip(values, counts)]
-    assert over_items(values, counts) == want
-    assert njit(lambda x: halve_or_negate(x))(np.float64(5.0)) == 2.5
-    assert njit(lambda x: halve_or_negate(x))(np.int64(5)) == -5

@@ -239,22 +239,18 @@ u1, u2, u4, u8 = uint8, uint16, uint32, uint64
 f4, f8 = float32, float64
 c8, c16 = complex64, complex128
 
-# sets, as Numba's: extension code combines them with `|` and tests membership
-# (`x in types.real_domain`); a NumPy scalar (an array's item, np.float64(...)) belongs to its
-# plain type's set, since in Numba it is that type
-PLAIN_INTEGERS = (int8, int16, int32, int64, uint8, uint16, uint32, uint64)
-PLAIN_NUMBERS = (*PLAIN_INTEGERS, float32, float64, complex64, complex128)
-signed_domain = frozenset((int8, int16, int32, int64, np_int64))
-unsigned_domain = frozenset((uint8, uint16, uint32, uint64, np_uint64))
+# sets, as Numba's: extension code combines them with `|`
+signed_domain = frozenset((int8, int16, int32, int64))
+unsigned_domain = frozenset((uint8, uint16, uint32, uint64))
 integer_domain = signed_domain | unsigned_domain
-real_domain = frozenset((float32, float64, np_float64))
-complex_domain = frozenset((complex64, complex128, np_complex128))
+real_domain = frozenset((float32, float64))
+complex_domain = frozenset((complex64, complex128))
 number_domain = integer_domain | real_domain | complex_domain
 
 
 def integer_type(bitwidth: int, signed: bool) -> Integer:
     """The interned integer type of this width and signedness."""
-    for candidate in PLAIN_INTEGERS:
+    for candidate in integer_domain:
         if candidate.bitwidth == bitwidth and candidate.signed == signed:
             return candidate
     raise ValueError(f"no {bitwidth}-bit {'signed' if signed else 'unsigned'} integer type")

@@ -52,7 +52,7 @@ def _close_numeric_table() -> dict[tuple[types.Type, types.Type], Conversion]:
         if reversible:
             graph.setdefault(dst, {})[src] = Conversion.unsafe
     table = {}
-    numbers = (_t.boolean, *_t.PLAIN_NUMBERS)
+    numbers = (_t.boolean, *_t.number_domain)
     for source in numbers:
         best = {source: Conversion.exact}
         frontier = [source]
