@@ -18,15 +18,6 @@ _METH_NOARGS = 0x0004  # CPython's methodobject.h
 _SYMBOL = "ember.jitclass_box.del"
 
 
-class _MethodDef(ctypes.Structure):
-    _fields_ = [
-        ("ml_name", ctypes.c_char_p),
-        ("ml_meth", ctypes.c_void_p),
-        ("ml_flags", ctypes.c_int),
-        ("ml_doc", ctypes.c_char_p),
-    ]
-
-
 def _emit_del(module: ir.Module, meminfo_offset: int, decref: int) -> None:
     """`PyObject *del(PyObject *box, PyObject *unused)`: decref the meminfo the box's
     `_meminfo` int names (a box never filled in holds NULL there), return None."""
@@ -54,13 +45,14 @@ def native_del(box_class: type, meminfo_offset: int) -> Any:
     """A `__del__` method descriptor of `box_class` running the compiled release (made once
     per process; its method definition is kept alive here, CPython points into it)."""
     from ember.codegen.jit import glue_engine
+    from ember.dispatcher.native_entry import _PyMethodDef
     from ember.runtime import nrt
 
     module = ir.Module(name=_SYMBOL)
     _emit_del(module, meminfo_offset, nrt.runtime().addresses[nrt.DECREF])
     jit = glue_engine()
     jit.add_module(jit.parse(str(module)))
-    definition = _MethodDef(b"__del__", jit.address_of(_SYMBOL), _METH_NOARGS, None)
+    definition = _PyMethodDef(b"__del__", jit.address_of(_SYMBOL), _METH_NOARGS, None)
     _keepalive.append(definition)
     new_method = ctypes.pythonapi.PyDescr_NewMethod
     new_method.restype = ctypes.py_object
